@@ -1,0 +1,22 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { ServiceCoreModule } from '@pipeline/service-kit';
+import type { PaymentConfig } from './config';
+import { PrismaClient } from './generated/prisma/client';
+
+@Module({})
+export class AppModule {
+  static forConfig(config: PaymentConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ServiceCoreModule.forRoot({
+          service: 'payment',
+          config,
+          createDatabaseClient: ({ DATABASE_URL }) =>
+            new PrismaClient({ adapter: new PrismaPg({ connectionString: DATABASE_URL }) }),
+        }),
+      ],
+    };
+  }
+}

@@ -1,0 +1,77 @@
+// @ts-check
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+
+/** Module boundaries: services never import each other, libraries never import apps. */
+const serviceScopes = ['order', 'payment', 'inventory', 'email', 'analytics'];
+const depConstraints = [
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+  { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+  // contracts and observability sit at the bottom: they import no other project.
+  { sourceTag: 'layer:foundation', onlyDependOnLibsWithTags: ['layer:foundation'] },
+  ...serviceScopes.map((scope) => ({
+    sourceTag: `scope:${scope}`,
+    onlyDependOnLibsWithTags: [`scope:${scope}`, 'scope:shared'],
+  })),
+];
+
+export default tseslint.config(
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      '**/generated/**',
+      '.run/**',
+      '.cache/**',
+      '.nx/**',
+      'reports/**',
+      'coverage/**',
+    ],
+  },
+  { plugins: { '@nx': nx } },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    files: ['**/*.ts', '**/*.mts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: [],
+          banTransitiveDependencies: false,
+          depConstraints,
+        },
+      ],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': [
+        'error',
+        { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false },
+      ],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='only'][callee.object.name=/^(describe|it|test)$/]",
+          message: 'Committed .only skips the rest of the suite.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='skip'][callee.object.name=/^(describe|it|test)$/]",
+          message: 'No skipped tests: fix or delete.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs', 'vitest.config.mts'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  prettier,
+);

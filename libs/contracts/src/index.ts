@@ -1,0 +1,2 @@
+export * from './topics/topic-names';
+export * from './topics/topic-catalogue';

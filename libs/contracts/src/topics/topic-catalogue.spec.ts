@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { TopicCatalogue } from './topic-catalogue';
+
+describe('TopicCatalogue', () => {
+  const byName = new Map(TopicCatalogue.map((spec) => [spec.name, spec]));
+
+  it('declares the saga topics, the changelogs and one dead-letter topic per service', () => {
+    expect([...byName.keys()].sort()).toEqual(
+      [
+        'orders',
+        'payments',
+        'inventory',
+        'inventory.stock',
+        'orders-count',
+        'order.dead-letter',
+        'payment.dead-letter',
+        'inventory.dead-letter',
+        'email.dead-letter',
+        'analytics.dead-letter',
+      ].sort(),
+    );
+  });
+
+  it('compacts exactly the changelog topics', () => {
+    const compacted = TopicCatalogue.filter((spec) => spec.cleanupPolicy === 'compact').map(
+      (spec) => spec.name,
+    );
+    expect(compacted.sort()).toEqual(['inventory.stock', 'orders-count']);
+  });
+
+  it('keys the saga topics by order id', () => {
+    for (const name of ['orders', 'payments', 'inventory']) expect(byName.get(name)?.key).toBe('order id');
+  });
+});

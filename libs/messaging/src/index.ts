@@ -1,0 +1,5 @@
+export * from './kafka/kafka-options';
+export * from './kafka/kafka.tokens';
+export * from './kafka/kafka.module';
+export * from './health/kafka.health';
+export * from './topics/provision-topics';

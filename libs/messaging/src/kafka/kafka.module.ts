@@ -1,0 +1,57 @@
+import {
+  type DynamicModule,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
+import type { Admin, Kafka } from 'kafkajs';
+import { TopicCatalogue } from '@pipeline/contracts';
+import { provisionTopics, type ProvisioningOptions } from '../topics/provision-topics';
+import { KafkaHealthIndicator } from '../health/kafka.health';
+import { createKafka, type KafkaConnectionOptions } from './kafka-options';
+import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from './kafka.tokens';
+
+export interface KafkaModuleOptions extends KafkaConnectionOptions {
+  /** When set, the topics the contracts declare are created at start-up (idempotent). */
+  readonly provisioning?: ProvisioningOptions;
+}
+
+@Module({})
+export class KafkaModule implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('Kafka');
+
+  constructor(
+    @Inject(KAFKA_ADMIN) private readonly admin: Admin,
+    @Inject(KAFKA_MODULE_OPTIONS) private readonly options: KafkaModuleOptions,
+  ) {}
+
+  static forRoot(options: KafkaModuleOptions): DynamicModule {
+    return {
+      module: KafkaModule,
+      global: true,
+      providers: [
+        { provide: KAFKA_MODULE_OPTIONS, useValue: options },
+        { provide: KAFKA_CLIENT, useFactory: (): Kafka => createKafka(options) },
+        { provide: KAFKA_ADMIN, inject: [KAFKA_CLIENT], useFactory: (kafka: Kafka): Admin => kafka.admin() },
+        KafkaHealthIndicator,
+      ],
+      exports: [KAFKA_CLIENT, KAFKA_ADMIN, KafkaHealthIndicator],
+    };
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.admin.connect();
+    const { provisioning } = this.options;
+    if (provisioning) {
+      const result = await provisionTopics(this.admin, TopicCatalogue, provisioning);
+      if (result.created.length > 0) this.logger.log(`created topics: ${result.created.join(', ')}`);
+    }
+    this.logger.log(`connected to ${this.options.brokers.join(',')}`);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.admin.disconnect();
+  }
+}

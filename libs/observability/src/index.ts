@@ -1,0 +1,1 @@
+export * from './logging/service-logger';

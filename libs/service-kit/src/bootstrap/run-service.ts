@@ -1,0 +1,46 @@
+import 'reflect-metadata';
+import type { DynamicModule } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { z } from 'zod';
+import { createServiceLogger } from '@pipeline/observability';
+import type { BaseConfig } from '../config/base-config.schema';
+import { ConfigError, loadConfig } from '../config/load-config';
+
+export interface RunServiceOptions<Schema extends z.ZodType<BaseConfig>> {
+  /** Short service name: `order`, `payment`, ... */
+  readonly service: string;
+  readonly configSchema: Schema;
+  readonly appModule: (config: z.output<Schema>) => DynamicModule;
+}
+
+/**
+ * Starts a service: validate the environment, build the Nest application, listen.
+ * A bad environment prints one line naming the variable and exits with status 1.
+ */
+export async function runService<Schema extends z.ZodType<BaseConfig>>(
+  options: RunServiceOptions<Schema>,
+): Promise<void> {
+  let config: z.output<Schema>;
+  try {
+    config = loadConfig(options.configSchema);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${options.service}-service: ${error.message}\n`);
+    process.exit(1);
+  }
+
+  const logger = createServiceLogger({
+    service: `${options.service}-service`,
+    level: config.LOG_LEVEL,
+    json: config.LOG_FORMAT === 'json',
+  });
+  try {
+    const app = await NestFactory.create(options.appModule(config), { logger, bufferLogs: true });
+    app.enableShutdownHooks();
+    await app.listen(config.PORT, '0.0.0.0');
+    logger.log(`listening on http://127.0.0.1:${config.PORT}`, 'Bootstrap');
+  } catch (error) {
+    logger.fatal(`start-up failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
+    process.exit(1);
+  }
+}

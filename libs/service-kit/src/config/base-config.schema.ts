@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { LogLevels } from '@pipeline/observability';
+
+const postgresUrl = z
+  .string()
+  .min(1)
+  .refine((value) => /^postgres(ql)?:\/\/[^/]+\/[^/?]+/.test(value), {
+    message: 'must be a postgresql://user@host:port/database URL',
+  });
+
+const brokerList = z
+  .string()
+  .min(1)
+  .transform((value) =>
+    value
+      .split(',')
+      .map((broker) => broker.trim())
+      .filter(Boolean),
+  )
+  .refine((brokers) => brokers.length > 0 && brokers.every((broker) => /^[^\s:]+:\d+$/.test(broker)), {
+    message: 'must be a comma-separated list of host:port',
+  });
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** The environment every service needs. Services extend it with their own variables. */
+export const baseConfigSchema = (defaults: { port: number }) =>
+  z.object({
+    PORT: z.coerce.number().int().min(1).max(65_535).default(defaults.port),
+    DATABASE_URL: postgresUrl,
+    KAFKA_BROKERS: brokerList,
+    KAFKA_CLIENT_ID: z.string().min(1).optional(),
+    KAFKA_TOPIC_PARTITIONS: positiveInt(6),
+    KAFKA_REPLICATION_FACTOR: positiveInt(1),
+    KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
+    LOG_LEVEL: z.enum(LogLevels).default('log'),
+    LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  });
+
+export type BaseConfig = z.output<ReturnType<typeof baseConfigSchema>>;

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { baseConfigSchema } from './base-config.schema';
+import { ConfigError, loadConfig } from './load-config';
+
+const schema = baseConfigSchema({ port: 3001 });
+const valid = {
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/payment_service',
+  KAFKA_BROKERS: '127.0.0.1:9092, 127.0.0.1:9093',
+};
+
+describe('loadConfig', () => {
+  it('types and defaults a valid environment', () => {
+    const config = loadConfig(schema, valid);
+    expect(config.PORT).toBe(3001);
+    expect(config.KAFKA_BROKERS).toEqual(['127.0.0.1:9092', '127.0.0.1:9093']);
+    expect(config.KAFKA_TOPIC_PARTITIONS).toBe(6);
+    expect(config.LOG_LEVEL).toBe('log');
+  });
+
+  it('honours PORT', () => {
+    expect(loadConfig(schema, { ...valid, PORT: '4000' }).PORT).toBe(4000);
+  });
+
+  it('names every missing variable', () => {
+    const error = captureError(() => loadConfig(schema, {}));
+    expect(error.problems).toEqual(['DATABASE_URL is required', 'KAFKA_BROKERS is required']);
+    expect(error.message).toBe('invalid environment: DATABASE_URL is required; KAFKA_BROKERS is required');
+  });
+
+  it('names an invalid variable with what it must be', () => {
+    const error = captureError(() =>
+      loadConfig(schema, { ...valid, DATABASE_URL: 'mysql://x/y', PORT: '70000' }),
+    );
+    expect(error.problems).toContain('DATABASE_URL must be a postgresql://user@host:port/database URL');
+    expect(error.problems.some((problem) => problem.startsWith('PORT '))).toBe(true);
+  });
+
+  it('treats an empty value as missing', () => {
+    const error = captureError(() => loadConfig(schema, { ...valid, DATABASE_URL: '' }));
+    expect(error.problems).toEqual(['DATABASE_URL is required']);
+  });
+});
+
+function captureError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}

@@ -1,0 +1,27 @@
+import { Controller, Get } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
+import { KafkaHealthIndicator } from '@pipeline/messaging';
+import { DatabaseHealthIndicator } from '../database/database.health';
+
+@Controller('health')
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: DatabaseHealthIndicator,
+    private readonly kafka: KafkaHealthIndicator,
+  ) {}
+
+  /** The process is up and serving HTTP; dependencies are not consulted. */
+  @Get('live')
+  @HealthCheck()
+  live(): Promise<HealthCheckResult> {
+    return this.health.check([]);
+  }
+
+  /** Ready to take traffic: its database and a Kafka broker answer. 503 otherwise. */
+  @Get('ready')
+  @HealthCheck()
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.database.isHealthy(), () => this.kafka.isHealthy()]);
+  }
+}

@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/test-database';
+import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+
+const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
+const SERVICES = ['order', 'payment', 'inventory', 'email', 'analytics'] as const;
+
+const mainOf = (service: string) => join(REPO_ROOT, `dist/apps/${service}-service/src/main.js`);
+
+interface HealthBody {
+  status: string;
+  info?: Record<string, { status: string }>;
+}
+
+beforeAll(() => {
+  for (const service of SERVICES) {
+    if (!existsSync(mainOf(service)))
+      throw new Error(`${mainOf(service)} is missing: run npm run build first`);
+  }
+});
+
+describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (service) => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let running: RunningProcess | undefined;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(`boot_${service}`);
+    execFileSync(
+      process.execPath,
+      ['scripts/db/migrate.mjs', 'deploy', '--service', service, '--url', database.url],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+      },
+    );
+  });
+
+  afterAll(async () => {
+    running?.child.kill('SIGKILL');
+    await database.drop();
+  });
+
+  it('answers /health/live and /health/ready with 200, then stops cleanly on SIGTERM', async () => {
+    const port = await freePort();
+    running = startNode(mainOf(service), {
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS,
+      SMTP_URL: 'smtp://127.0.0.1:1025',
+      LOG_FORMAT: 'json',
+    });
+    const process_ = running;
+    const ready = await eventually(
+      async () => {
+        const exitedEarly = await Promise.race([process_.exited, Promise.resolve(undefined)]);
+        if (exitedEarly !== undefined) throw new Error(`exited with ${exitedEarly}: ${process_.output()}`);
+        const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+        return response.status === 200 ? ((await response.json()) as HealthBody) : undefined;
+      },
+      { timeoutMs: 45_000, what: `${service}-service ready` },
+    );
+    expect(ready.status).toBe('ok');
+    expect(ready.info?.database?.status).toBe('up');
+    expect(ready.info?.kafka?.status).toBe('up');
+
+    const live = await fetch(`http://127.0.0.1:${port}/health/live`);
+    expect(live.status).toBe(200);
+
+    // Every line the service printed is structured JSON naming the service.
+    const lines = process_.output().trim().split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(JSON.parse(line)).toMatchObject({ service: `${service}-service` });
+    }
+
+    process_.child.kill('SIGTERM');
+    expect(await process_.exited).toBe(0);
+  });
+});
+
+describe('start-up with a bad environment', () => {
+  it('prints one line naming the missing DATABASE_URL and exits non-zero', async () => {
+    const running = startNode(mainOf('order'), { KAFKA_BROKERS });
+    expect(await running.exited).toBe(1);
+    const lines = running.output().trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('DATABASE_URL is required');
+  });
+
+  it('names an invalid variable and what is expected of it', async () => {
+    const running = startNode(mainOf('email'), {
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/email_service',
+      KAFKA_BROKERS: 'not a broker list',
+      SMTP_URL: 'smtp://127.0.0.1:1025',
+    });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toMatch(/KAFKA_BROKERS must be a comma-separated list of host:port/);
+  });
+
+  it('fails start-up with a clear message when its database does not exist', async () => {
+    const running = startNode(mainOf('payment'), {
+      PORT: String(await freePort()),
+      DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test_database_that_does_not_exist',
+      KAFKA_BROKERS,
+      LOG_FORMAT: 'json',
+    });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toMatch(/start-up failed.*test_database_that_does_not_exist/);
+  });
+});

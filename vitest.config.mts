@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import swc from 'unplugin-swc';
+import { defineConfig } from 'vitest/config';
+
+// One source of truth for the library aliases: tsconfig.base.json's `paths`.
+const { compilerOptions } = JSON.parse(
+  readFileSync(new URL('./tsconfig.base.json', import.meta.url), 'utf8'),
+) as {
+  compilerOptions: { paths: Record<string, string[]> };
+};
+const alias = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([name, [target]]) => [
+    name,
+    resolve(import.meta.dirname, target!),
+  ]),
+);
+
+export default defineConfig({
+  // SWC, not esbuild/oxc: NestJS dependency injection needs emitDecoratorMetadata.
+  plugins: [swc.vite({ swcrc: false, jsc: { target: 'es2023' } })],
+  resolve: { alias },
+  test: {
+    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts', 'tests/**/*.spec.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    environment: 'node',
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    allowOnly: false,
+  },
+});
