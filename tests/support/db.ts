@@ -1,0 +1,70 @@
+// Throwaway Postgres databases for tests. Every database this helper touches
+// must be named `test_...`: it refuses anything else, so a test can never
+// migrate or drop a real service database by mistake.
+import { randomBytes } from 'node:crypto';
+
+import pg from 'pg';
+
+import { createDatabases, dropDatabase } from '../../scripts/db/create-databases.mjs';
+import { buildUrl, pgEnv, type PgFields } from '../../scripts/db/lib.mjs';
+
+export const TEST_DB_PREFIX = 'test_';
+
+export function assertTestDatabaseName(name: string): string {
+  if (!name.startsWith(TEST_DB_PREFIX) || !/^[a-z0-9_]+$/.test(name)) {
+    throw new Error(
+      `refusing to use database "${name}" in a test: test databases must be named ${TEST_DB_PREFIX}<...>`,
+    );
+  }
+  return name;
+}
+
+/** `test_<label>_<random>`, e.g. test_order_3f9a1c2b. */
+export function testDatabaseName(label: string): string {
+  return assertTestDatabaseName(
+    `${TEST_DB_PREFIX}${label.toLowerCase().replace(/[^a-z0-9]+/g, '_')}_${randomBytes(4).toString('hex')}`,
+  );
+}
+
+export interface TestDatabase {
+  readonly name: string;
+  readonly url: string;
+  readonly fields: PgFields;
+  /** A connected client; the caller ends it. */
+  connect(): Promise<pg.Client>;
+  /** Run fn with a fresh client, always ending it. */
+  withClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T>;
+  drop(): Promise<void>;
+}
+
+export function testDatabase(name: string): TestDatabase {
+  assertTestDatabaseName(name);
+  const fields: PgFields = { ...pgEnv(), database: name };
+  const connect = async (): Promise<pg.Client> => {
+    const client = new pg.Client(fields);
+    await client.connect();
+    return client;
+  };
+  return {
+    name,
+    url: buildUrl(fields),
+    fields,
+    connect,
+    async withClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+      const client = await connect();
+      try {
+        return await fn(client);
+      } finally {
+        await client.end();
+      }
+    },
+    drop: () => dropDatabase(assertTestDatabaseName(name)),
+  };
+}
+
+/** Create a fresh, empty test database. */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const db = testDatabase(testDatabaseName(label));
+  await createDatabases([db.name]);
+  return db;
+}
