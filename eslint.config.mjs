@@ -70,7 +70,22 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.mjs', '**/*.js', '**/*.cjs', 'vitest.config.mts'],
+    // Tests drive the workspace's own database tooling (scripts/db, plain Node ESM) directly.
+    files: ['tests/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          enforceBuildableLibDependency: false,
+          allow: ['^(\\.\\./)+scripts/db/[a-z-]+\\.mjs$'],
+          banTransitiveDependencies: false,
+          depConstraints,
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js', '**/*.cjs', '**/*.d.mts', 'vitest.config.mts'],
     ...tseslint.configs.disableTypeChecked,
   },
   prettier,

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/test-database';
+import { createTestDatabase, type TestDatabase } from '../support/db';
 import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
@@ -23,7 +23,7 @@ beforeAll(() => {
 });
 
 describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (service) => {
-  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  let database: TestDatabase;
   let running: RunningProcess | undefined;
 
   beforeAll(async () => {
@@ -43,7 +43,7 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
     await database.drop();
   });
 
-  it('answers /health/live and /health/ready with 200, then stops cleanly on SIGTERM', async () => {
+  it('answers /health/live and /health/ready with 200, then shuts down gracefully on SIGTERM', async () => {
     const port = await freePort();
     running = startNode(mainOf(service), {
       PORT: String(port),
@@ -76,8 +76,50 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
       expect(JSON.parse(line)).toMatchObject({ service: `${service}-service` });
     }
 
+    // Nest runs the shutdown hooks, then re-raises the signal: a graceful stop ends "by SIGTERM".
     process_.child.kill('SIGTERM');
-    expect(await process_.exited).toBe(0);
+    expect(await process_.exited).toBe('SIGTERM');
+    expect(process_.output()).toMatch(
+      /"context":"Kafka".*"message":"disconnected"|"message":"disconnected".*"context":"Kafka"/,
+    );
+  });
+});
+
+describe('readiness follows the dependencies', () => {
+  it('turns /health/ready to 503 naming the database when the database goes away, while live stays 200', async () => {
+    const database = await createTestDatabase('boot_ready');
+    const port = await freePort();
+    const running = startNode(mainOf('inventory'), {
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS,
+      LOG_FORMAT: 'json',
+    });
+    try {
+      await eventually(
+        async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
+        {
+          timeoutMs: 45_000,
+          what: 'inventory-service ready',
+        },
+      );
+      await database.drop(); // WITH (FORCE): the service's connections are terminated
+      const notReady = await eventually(
+        async () => {
+          const response = await fetch(`http://127.0.0.1:${port}/health/ready`);
+          return response.status === 503
+            ? ((await response.json()) as { error?: Record<string, unknown> })
+            : undefined;
+        },
+        { timeoutMs: 20_000, what: 'readiness 503' },
+      );
+      expect(notReady.error).toHaveProperty('database');
+      expect(notReady.error).not.toHaveProperty('kafka');
+      expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
+    } finally {
+      running.child.kill('SIGKILL');
+      await database.drop();
+    }
   });
 });
 

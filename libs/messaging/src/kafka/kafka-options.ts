@@ -1,4 +1,5 @@
 import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
+import { nestLogCreator } from './kafka-logger';
 
 export interface KafkaConnectionOptions {
   /** `host:port` pairs. */
@@ -12,6 +13,7 @@ export function createKafka(options: KafkaConnectionOptions, overrides: Partial<
     clientId: options.clientId,
     brokers: [...options.brokers],
     logLevel: logLevel.WARN,
+    logCreator: nestLogCreator,
     connectionTimeout: 3_000,
     requestTimeout: 30_000,
     retry: { initialRetryTime: 300, retries: 8 },

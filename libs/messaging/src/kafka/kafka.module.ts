@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import type { Admin, Kafka } from 'kafkajs';
 import { TopicCatalogue } from '@pipeline/contracts';
 import { provisionTopics, type ProvisioningOptions } from '../topics/provision-topics';
@@ -31,6 +32,7 @@ export class KafkaModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: KafkaModule,
       global: true,
+      imports: [TerminusModule],
       providers: [
         { provide: KAFKA_MODULE_OPTIONS, useValue: options },
         { provide: KAFKA_CLIENT, useFactory: (): Kafka => createKafka(options) },
@@ -53,5 +55,6 @@ export class KafkaModule implements OnModuleInit, OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.admin.disconnect();
+    this.logger.log('disconnected');
   }
 }

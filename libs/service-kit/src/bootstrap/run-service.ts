@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import type { DynamicModule } from '@nestjs/common';
+import type { DynamicModule, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { z } from 'zod';
 import { createServiceLogger } from '@pipeline/observability';
@@ -34,6 +34,7 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
     level: config.LOG_LEVEL,
     json: config.LOG_FORMAT === 'json',
   });
+  routeProcessWarnings(logger);
   try {
     const app = await NestFactory.create(options.appModule(config), { logger, bufferLogs: true });
     app.enableShutdownHooks();
@@ -43,4 +44,18 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
     logger.fatal(`start-up failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
     process.exit(1);
   }
+}
+
+/**
+ * Node prints process warnings as plain text on stderr; send them through the logger so every
+ * line stays JSON. kafkajs 2.2.4 triggers TimeoutNegativeWarning on Node 24 from its request
+ * queue (tulios/kafkajs#1751); it is harmless, so it is logged at debug level.
+ */
+function routeProcessWarnings(logger: LoggerService): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const text = `${warning.name}: ${warning.message}`;
+    if (warning.name === 'TimeoutNegativeWarning') logger.debug?.(text, 'Process');
+    else logger.warn(text, 'Process');
+  });
 }

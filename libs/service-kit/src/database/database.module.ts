@@ -5,6 +5,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, type DatabaseClient } from './database.tokens';
 
@@ -21,6 +22,7 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
     return {
       module: DatabaseModule,
       global: true,
+      imports: [TerminusModule],
       providers: [{ provide: DATABASE, useFactory: options.createClient }, DatabaseHealthIndicator],
       exports: [DATABASE, DatabaseHealthIndicator],
     };

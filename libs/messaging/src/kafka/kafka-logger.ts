@@ -1,0 +1,21 @@
+import { Logger } from '@nestjs/common';
+import { type logCreator, logLevel } from 'kafkajs';
+
+/** Routes kafkajs's own log lines through the service's logger, so every line has one format. */
+export const nestLogCreator: logCreator = () => {
+  const logger = new Logger('kafkajs');
+  return ({ namespace, level, log }) => {
+    const { message, broker, error } = log as { message: string; broker?: string; error?: string };
+    const text = [
+      `[${namespace}] ${message}`,
+      broker ? `broker=${broker}` : '',
+      error ? `error=${error}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    if (level === logLevel.ERROR) logger.error(text);
+    else if (level === logLevel.WARN) logger.warn(text);
+    else if (level === logLevel.INFO) logger.log(text);
+    else logger.debug(text);
+  };
+};
