@@ -15,21 +15,29 @@ started_at=$(date +%s)
 
 shutdown() {
   trap - INT TERM EXIT
-  log "stopping services"
-  for name in "${!PIDS[@]}"; do kill -TERM "${PIDS[$name]}" 2>/dev/null || true; done
-  for name in "${!PIDS[@]}"; do
-    for _ in $(seq 1 100); do kill -0 "${PIDS[$name]}" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "${PIDS[$name]}" 2>/dev/null || true
-  done
-  if [ -s "$STARTED_FILE" ]; then
-    log "stopping infrastructure: $(tr '\n' ' ' <"$STARTED_FILE")"
-    # shellcheck disable=SC2046
-    bash infra/bin/infra.sh down $(cat "$STARTED_FILE")
-  fi
-  rm -f "$STARTED_FILE"
-  log "stopped"
+  # Finish the shutdown even when the terminal or a pipe reading our output is gone:
+  # output goes through `tee -p` into a log file, which survives a broken stdout.
+  trap '' PIPE HUP
+  set +e
+  {
+    log "stopping services"
+    for name in "${!PIDS[@]}"; do kill -TERM "${PIDS[$name]}" 2>/dev/null; done
+    for name in "${!PIDS[@]}"; do
+      for _ in $(seq 1 100); do kill -0 "${PIDS[$name]}" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "${PIDS[$name]}" 2>/dev/null
+    done
+    if [ -s "$STARTED_FILE" ]; then
+      log "stopping infrastructure: $(tr '\n' ' ' <"$STARTED_FILE")"
+      # shellcheck disable=SC2046
+      bash infra/bin/infra.sh down $(cat "$STARTED_FILE")
+    fi
+    rm -f "$STARTED_FILE"
+    log "stopped"
+  } 2>&1 | tee -p -a "$REPO_ROOT/.run/stack-shutdown.log"
 }
-trap shutdown INT TERM EXIT
+trap 'shutdown; exit 130' INT
+trap 'shutdown; exit 143' TERM
+trap shutdown EXIT
 
 ensure_dependencies
 ensure_postgres
@@ -62,9 +70,9 @@ cat <<INFO
 
   The pipeline is up ($(($(date +%s) - started_at)) s).
 
-  order-service      http://127.0.0.1:3000   (POST /orders, GET /orders/:id)
+  order-service      http://127.0.0.1:3000
   payment-service    http://127.0.0.1:3001
-  inventory-service  http://127.0.0.1:3002   (GET /inventory/:sku)
+  inventory-service  http://127.0.0.1:3002
   email-service      http://127.0.0.1:3003
   analytics-service  http://127.0.0.1:3004
   health             http://127.0.0.1:300N/health/ready
