@@ -1,5 +1,4 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { PaymentConfig } from './config';
 import { PrismaClient } from './generated/prisma/client';
@@ -13,8 +12,7 @@ export class AppModule {
         ServiceCoreModule.forRoot({
           service: 'payment',
           config,
-          createDatabaseClient: ({ DATABASE_URL }) =>
-            new PrismaClient({ adapter: new PrismaPg({ connectionString: DATABASE_URL }) }),
+          prismaClient: PrismaClient,
         }),
       ],
     };
