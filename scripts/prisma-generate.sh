@@ -17,7 +17,8 @@ export PRISMA_HIDE_UPDATE_MESSAGE=1
 export DATABASE_URL="${DATABASE_URL:-postgresql://generate@127.0.0.1:5432/unused}"
 
 SERVICES=("$@")
-[ ${#SERVICES[@]} -gt 0 ] || SERVICES=(order payment inventory email analytics)
+# `testing` is the messaging library's test schema (tests/support/generated/prisma).
+[ ${#SERVICES[@]} -gt 0 ] || SERVICES=(order payment inventory email analytics testing)
 
 PRISMA="$ROOT/node_modules/.bin/prisma"
 for s in "${SERVICES[@]}"; do
@@ -30,5 +31,5 @@ for s in "${SERVICES[@]}"; do
     exit 1
   fi
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
-  echo "prisma-generate: $s -> apps/$s-service/src/generated/prisma (${ms} ms)"
+  echo "prisma-generate: $s (${ms} ms)"
 done

@@ -1,2 +1,3 @@
 export * from './topics/topic-names';
 export * from './topics/topic-catalogue';
+export * from './envelope/header-names';

@@ -1,0 +1,42 @@
+/**
+ * Kafka record headers of the pipeline: CloudEvents 1.0 in Kafka binary mode (the record value
+ * is the JSON payload; the attributes travel as `ce_*` headers), plus the saga's correlation
+ * and causation ids and W3C trace context. A wire contract: never rename.
+ */
+export const EventHeaders = {
+  specVersion: 'ce_specversion',
+  id: 'ce_id',
+  type: 'ce_type',
+  source: 'ce_source',
+  time: 'ce_time',
+  /** CloudEvents `dataschema`: `urn:order-pipeline:<type>:v<version>`. */
+  dataSchema: 'ce_dataschema',
+  contentType: 'content-type',
+  correlationId: 'correlation_id',
+  causationId: 'causation_id',
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
+} as const;
+
+/** Headers a dead-lettered record gains, named as in the Kafka literature. */
+export const DeadLetterHeaders = {
+  originalTopic: 'original_topic',
+  originalPartition: 'original_partition',
+  originalOffset: 'original_offset',
+  error: 'error',
+  /** `retriable` or `fatal`. */
+  errorClass: 'error_class',
+  attempts: 'attempts',
+  failedAt: 'failed_at',
+  consumerGroup: 'consumer_group',
+} as const;
+
+/** Added by `dlt replay`: `<dead-letter topic>/<partition>/<offset>` the record came from. */
+export const ReplayHeaders = {
+  replayedFrom: 'replayed_from',
+} as const;
+
+export const CLOUD_EVENTS_SPEC_VERSION = '1.0';
+export const JSON_CONTENT_TYPE = 'application/json';
+
+export const dataSchemaOf = (type: string, version: number): string => `urn:order-pipeline:${type}:v${version}`;

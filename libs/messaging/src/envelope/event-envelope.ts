@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import {
+  CLOUD_EVENTS_SPEC_VERSION,
+  EventHeaders,
+  JSON_CONTENT_TYPE,
+  dataSchemaOf,
+} from '@pipeline/contracts';
+
+/** The CloudEvents attributes and saga metadata every event carries. */
+export interface EventMetadata {
+  readonly id: string;
+  readonly type: string;
+  /** The producing service, e.g. `order-service`. */
+  readonly source: string;
+  /** ISO-8601; the event time, which analytics windows by. */
+  readonly time: string;
+  readonly dataSchema?: string;
+  /** The order id on the saga topics. */
+  readonly correlationId: string;
+  /** The id of the event that caused this one; absent for events caused by an HTTP request. */
+  readonly causationId?: string;
+  readonly traceparent?: string;
+  readonly tracestate?: string;
+}
+
+/** An event a service wants to publish, before it has an id and headers. */
+export interface OutgoingEvent<Payload = unknown> {
+  readonly topic: string;
+  /** The record key: the aggregate id (order id on the saga topics, SKU on inventory.stock). */
+  readonly key: string | null;
+  readonly type: string;
+  readonly version?: number;
+  /** `null` publishes a tombstone (compacted topics). */
+  readonly payload: Payload | null;
+  readonly correlationId: string;
+  readonly causationId?: string;
+  /** Defaults to a new UUID. */
+  readonly id?: string;
+  /** Defaults to now. */
+  readonly time?: Date;
+}
+
+export type RecordHeaders = Record<string, string>;
+
+export function metadataOf(event: OutgoingEvent, source: string, trace: Partial<Pick<EventMetadata, 'traceparent' | 'tracestate'>> = {}): EventMetadata {
+  return {
+    id: event.id ?? randomUUID(),
+    type: event.type,
+    source,
+    time: (event.time ?? new Date()).toISOString(),
+    dataSchema: dataSchemaOf(event.type, event.version ?? 1),
+    correlationId: event.correlationId,
+    ...(event.causationId ? { causationId: event.causationId } : {}),
+    ...trace,
+  };
+}
+
+export function encodeHeaders(metadata: EventMetadata): RecordHeaders {
+  const headers: RecordHeaders = {
+    [EventHeaders.specVersion]: CLOUD_EVENTS_SPEC_VERSION,
+    [EventHeaders.id]: metadata.id,
+    [EventHeaders.type]: metadata.type,
+    [EventHeaders.source]: metadata.source,
+    [EventHeaders.time]: metadata.time,
+    [EventHeaders.contentType]: JSON_CONTENT_TYPE,
+    [EventHeaders.correlationId]: metadata.correlationId,
+  };
+  if (metadata.dataSchema) headers[EventHeaders.dataSchema] = metadata.dataSchema;
+  if (metadata.causationId) headers[EventHeaders.causationId] = metadata.causationId;
+  if (metadata.traceparent) headers[EventHeaders.traceparent] = metadata.traceparent;
+  if (metadata.tracestate) headers[EventHeaders.tracestate] = metadata.tracestate;
+  return headers;
+}
+
+/** Kafka header values arrive as Buffers (or arrays of them when a header repeats). */
+export type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
+
+export function headerValue(headers: RawHeaders | undefined, name: string): string | undefined {
+  const raw = headers?.[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return value === undefined ? undefined : value.toString();
+}
+
+export function readHeaders(headers: RawHeaders | undefined): RecordHeaders {
+  const result: RecordHeaders = {};
+  for (const name of Object.keys(headers ?? {})) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) result[name] = value;
+  }
+  return result;
+}
+
+const REQUIRED = [
+  EventHeaders.specVersion,
+  EventHeaders.id,
+  EventHeaders.type,
+  EventHeaders.source,
+  EventHeaders.time,
+  EventHeaders.correlationId,
+] as const;
+
+export type DecodedEnvelope =
+  | { readonly ok: true; readonly metadata: EventMetadata; readonly payload: unknown }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Reads a record in CloudEvents binary mode. Anything that is not a well-formed event (missing
+ * headers, wrong spec version, bytes that are not JSON) is reported, never thrown: the caller
+ * dead-letters it at once.
+ */
+export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undefined): DecodedEnvelope {
+  const missing = REQUIRED.filter((name) => !headerValue(headers, name));
+  if (missing.length > 0) return { ok: false, reason: `missing required headers: ${missing.join(', ')}` };
+  const specVersion = headerValue(headers, EventHeaders.specVersion);
+  if (specVersion !== CLOUD_EVENTS_SPEC_VERSION) {
+    return { ok: false, reason: `unsupported ${EventHeaders.specVersion} "${specVersion}"` };
+  }
+  const contentType = headerValue(headers, EventHeaders.contentType);
+  if (contentType !== undefined && !contentType.startsWith(JSON_CONTENT_TYPE)) {
+    return { ok: false, reason: `unsupported content-type "${contentType}"` };
+  }
+  let payload: unknown = null;
+  if (value !== null) {
+    try {
+      payload = JSON.parse(value.toString('utf8'));
+    } catch (error) {
+      return { ok: false, reason: `value is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+  const get = (name: string) => headerValue(headers, name);
+  const metadata: EventMetadata = {
+    id: get(EventHeaders.id)!,
+    type: get(EventHeaders.type)!,
+    source: get(EventHeaders.source)!,
+    time: get(EventHeaders.time)!,
+    correlationId: get(EventHeaders.correlationId)!,
+    ...optional('dataSchema', get(EventHeaders.dataSchema)),
+    ...optional('causationId', get(EventHeaders.causationId)),
+    ...optional('traceparent', get(EventHeaders.traceparent)),
+    ...optional('tracestate', get(EventHeaders.tracestate)),
+  };
+  if (Number.isNaN(Date.parse(metadata.time))) {
+    return { ok: false, reason: `${EventHeaders.time} "${metadata.time}" is not an ISO-8601 time` };
+  }
+  return { ok: true, metadata, payload };
+}
+
+const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
+  value === undefined ? {} : ({ [key]: value } as Record<K, string>);

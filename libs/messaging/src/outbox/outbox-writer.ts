@@ -1,0 +1,44 @@
+import type { SqlClient } from '../database/sql-client';
+import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '../envelope/event-envelope';
+
+export interface OutboxWriteOptions {
+  /** The producing service, e.g. `order-service` (CloudEvents `source`). */
+  readonly source: string;
+  /** W3C trace context of the transaction writing the rows, carried onto the records. */
+  readonly trace?: Pick<EventMetadata, 'traceparent' | 'tracestate'>;
+}
+
+/**
+ * Writes outgoing events into the `outbox` table through the caller's transaction client, so
+ * the events commit (or roll back) together with the business change that caused them.
+ * One multi-row INSERT per call. Returns the metadata of what was written.
+ */
+export async function writeToOutbox(
+  tx: SqlClient,
+  events: readonly OutgoingEvent[],
+  options: OutboxWriteOptions,
+): Promise<EventMetadata[]> {
+  if (events.length === 0) return [];
+  const written: EventMetadata[] = [];
+  const values: unknown[] = [];
+  const rows: string[] = [];
+  for (const event of events) {
+    const metadata = metadataOf(event, options.source, options.trace);
+    written.push(metadata);
+    const n = values.length;
+    rows.push(`($${n + 1}::uuid, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}::jsonb)`);
+    values.push(
+      metadata.id,
+      event.topic,
+      event.key,
+      event.type,
+      event.payload === null ? null : JSON.stringify(event.payload),
+      JSON.stringify(encodeHeaders(metadata)),
+    );
+  }
+  await tx.$executeRawUnsafe(
+    `INSERT INTO outbox (event_id, topic, key, type, payload, headers) VALUES ${rows.join(', ')}`,
+    ...values,
+  );
+  return written;
+}

@@ -1,0 +1,7 @@
+// Prisma 7 config of the messaging test schema (generate only; tests create their databases).
+import { defineConfig, env } from 'prisma/config';
+
+export default defineConfig({
+  schema: 'schema.prisma',
+  datasource: { url: env('DATABASE_URL') },
+});

@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+import { type Admin, type Kafka, type KafkaMessage } from 'kafkajs';
+import { createKafka, parseBrokerList } from '@pipeline/messaging';
+
+export const KAFKA_BROKERS = parseBrokerList(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092');
+
+/** A name no other test (or test run) uses: tests never share topics or group ids. */
+export const uniqueName = (prefix: string): string => `test.${prefix}.${randomBytes(4).toString('hex')}`;
+
+export function testKafka(clientId = uniqueName('client')): Kafka {
+  return createKafka({ brokers: KAFKA_BROKERS, clientId });
+}
+
+/** Creates topics (auto-creation is off on our brokers) and returns a cleanup that deletes them. */
+export async function createTestTopics(
+  kafka: Kafka,
+  topics: readonly { name: string; partitions?: number; configEntries?: { name: string; value: string }[] }[],
+): Promise<{ admin: Admin; deleteTopics: () => Promise<void> }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: topics.map((topic) => ({
+      topic: topic.name,
+      numPartitions: topic.partitions ?? 1,
+      replicationFactor: 1,
+      configEntries: topic.configEntries ?? [],
+    })),
+  });
+  return {
+    admin,
+    deleteTopics: async () => {
+      await admin.deleteTopics({ topics: topics.map((topic) => topic.name) });
+      await admin.disconnect();
+    },
+  };
+}
+
+/** Reads every record of a topic from the beginning up to its current end offsets. */
+export async function readTopic(kafka: Kafka, topic: string, timeoutMs = 20_000): Promise<(KafkaMessage & { partition: number })[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const remaining = new Map(
+    ends.filter((end) => Number(end.high) > Number(end.low)).map((end) => [end.partition, Number(end.high)]),
+  );
+  const records: (KafkaMessage & { partition: number })[] = [];
+  if (remaining.size === 0) return records;
+  const consumer = kafka.consumer({ groupId: uniqueName('reader') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`reading ${topic} timed out`)), timeoutMs);
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          records.push({ ...message, partition });
+          if (Number(message.offset) + 1 >= (remaining.get(partition) ?? 0)) remaining.delete(partition);
+          if (remaining.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+          return Promise.resolve();
+        },
+      });
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return records;
+}

@@ -1,0 +1,41 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { deployService } from '../../scripts/db/migrate.mjs';
+import { createTestDatabase, type TestDatabase } from './db';
+import { PrismaClient } from './generated/prisma/client';
+
+export type TestPrismaClient = PrismaClient;
+
+export interface MessagingTestDatabase extends TestDatabase {
+  /** A Prisma client on the database; `close()` disconnects it and drops the database. */
+  readonly prisma: PrismaClient;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh test database with the tables every service has (`outbox`, `inbox`, the NOTIFY
+ * trigger: order-service's migrations) plus the `effect` table test handlers write to.
+ */
+export async function createMessagingTestDatabase(label: string): Promise<MessagingTestDatabase> {
+  const database = await createTestDatabase(label);
+  await deployService('order', { url: database.url, log: () => undefined });
+  await database.withClient(async (client) => {
+    await client.query(`CREATE TABLE effect (
+      id BIGSERIAL PRIMARY KEY,
+      consumer TEXT NOT NULL,
+      event_id UUID NOT NULL,
+      key TEXT,
+      seq INTEGER,
+      created_at TIMESTAMPTZ(3) NOT NULL DEFAULT now()
+    )`);
+    await client.query('CREATE INDEX effect_consumer_event_id_idx ON effect (consumer, event_id)');
+  });
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: database.url, max: 10 }) });
+  return {
+    ...database,
+    prisma,
+    close: async () => {
+      await prisma.$disconnect();
+      await database.drop();
+    },
+  };
+}
