@@ -1,5 +1,10 @@
 import type { SqlClient } from '../database/sql-client';
-import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '../envelope/event-envelope';
+import {
+  encodeHeaders,
+  metadataOf,
+  type EventMetadata,
+  type OutgoingEvent,
+} from '../envelope/event-envelope';
 
 export interface OutboxWriteOptions {
   /** The producing service, e.g. `order-service` (CloudEvents `source`). */

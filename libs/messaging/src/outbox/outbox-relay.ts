@@ -1,0 +1,259 @@
+import { performance } from 'node:perf_hooks';
+import type { Producer } from 'kafkajs';
+import {
+  DELETE_OUTBOX_ROWS,
+  SELECT_OUTBOX_BATCH,
+  outboxLockKey,
+  readBacklog,
+  toTopicMessages,
+  type OutboxRow,
+} from './outbox-table';
+import { RelayConnection } from './relay-connection';
+import { RelayFailure, attempt, backoffMs } from './relay-failure';
+import { createRelayProducer } from './relay-producer';
+import { WakeSignal, delay } from './wake-signal';
+import {
+  consoleLogger,
+  type OutboxBacklog,
+  type OutboxRelayLogger,
+  type OutboxRelayOptions,
+  type OutboxRelayStats,
+} from './outbox-relay-options';
+
+/**
+ * Publishes the `outbox` table to Kafka. Per-key order holds end to end because:
+ * - writers of one aggregate are serialised by its row lock, so for one key id order is commit
+ *   order (a row committing late behind a higher id always belongs to another key);
+ * - the relay reads in id order and publishes each topic's rows in that order, one relay at a
+ *   time (the advisory lock), and deletes rows only after the broker acknowledged them. Rows
+ *   are deleted, not tracked by a high-water mark, so a row committing after a higher id was
+ *   published is simply read on the next pass: nothing is skipped;
+ * - a crash between the acknowledgement and the DELETE publishes those rows again: delivery is
+ *   at-least-once, and consumers' inboxes drop the duplicates by event id.
+ */
+export class OutboxRelay {
+  readonly lockKey: number;
+  private readonly batchSize: number;
+  private readonly lingerMs: number;
+  private readonly pollIntervalMs: number;
+  private readonly flushTimeoutMs: number;
+  private readonly logger: OutboxRelayLogger;
+  private readonly wake = new WakeSignal();
+  private readonly stopSignal = new WakeSignal();
+  private connection: RelayConnection | undefined;
+  private producer: Producer | undefined;
+  /** Created but not connected yet: reused across failed connects. */
+  private unconnectedProducer: Producer | undefined;
+  private leader = false;
+  private failures = 0;
+  private loop: Promise<void> | undefined;
+  private started: Promise<void> | undefined;
+  private markStarted: () => void = () => undefined;
+  private stopping: Promise<void> | undefined;
+  private stopRequested = false;
+  private flushDeadline = Number.POSITIVE_INFINITY;
+  private counters: { -readonly [K in keyof OutboxRelayStats]: OutboxRelayStats[K] } = {
+    published: 0,
+    batches: 0,
+    lastBatchSize: 0,
+    lastPublishLatencyMs: null,
+    failures: 0,
+  };
+
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.batchSize = options.batchSize ?? 500;
+    this.lingerMs = options.lingerMs ?? 5;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
+    this.lockKey = options.lockKey ?? outboxLockKey(options.service);
+    this.logger = options.logger ?? consoleLogger;
+  }
+
+  get stats(): OutboxRelayStats {
+    return { ...this.counters };
+  }
+
+  isLeader(): boolean {
+    return this.leader && this.connection?.alive === true;
+  }
+
+  /** Resolves after the first attempt to take the lead (leader or follower, or retrying). */
+  start(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    if (this.started) return this.started;
+    this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
+    this.loop = this.run()
+      .catch((error: unknown) => {
+        this.logger.error(`${this.name}: stopped unexpectedly: ${messageOf(error)}`);
+      })
+      .finally(() => this.markStarted());
+    return this.started;
+  }
+
+  /** Stops waking, publishes what is committed, releases the lock, disconnects. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  backlog(): Promise<OutboxBacklog> {
+    return readBacklog(this.options.databaseUrl, `outbox-relay:${this.options.service}:backlog`);
+  }
+
+  private async run(): Promise<void> {
+    while (Date.now() < this.flushDeadline) {
+      try {
+        const connection = await this.connect();
+        if (!this.leader) {
+          this.leader = await this.acquire(connection);
+          this.markStarted();
+          if (!this.leader) {
+            if (this.stopRequested) return;
+            await this.sleep(this.pollIntervalMs);
+            continue;
+          }
+        }
+        if (await this.publishUntilIdle(connection)) return;
+      } catch (error) {
+        this.markStarted();
+        await this.recover(error);
+      }
+    }
+    this.logger.warn(
+      `${this.name}: flush gave up after ${this.flushTimeoutMs} ms; what is left stays in the outbox`,
+    );
+  }
+
+  /** Returns `true` once a pass that began after `stop()` was called has emptied the outbox. */
+  private async publishUntilIdle(connection: RelayConnection): Promise<boolean> {
+    for (;;) {
+      const flushing = this.stopRequested;
+      this.wake.clear();
+      while ((await this.publishBatch(connection)) === this.batchSize) {
+        if (Date.now() >= this.flushDeadline) return false;
+      }
+      if (flushing) return true;
+      const notified = await this.wake.wait(this.pollIntervalMs);
+      if (notified && this.lingerMs > 0 && !this.stopRequested) await delay(this.lingerMs);
+    }
+  }
+
+  private async publishBatch(connection: RelayConnection): Promise<number> {
+    const rows = await attempt('database', () =>
+      connection.query<OutboxRow>(SELECT_OUTBOX_BATCH, [this.batchSize]),
+    );
+    if (rows.length === 0) {
+      this.failures = 0;
+      return 0;
+    }
+    if (!connection.alive) throw new RelayFailure('database', new Error('database session lost'));
+    const producer = await attempt('broker', () => this.connectProducer());
+    const sentAt = performance.now();
+    await attempt('broker', () =>
+      producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(rows, this.options.topicPrefix) }),
+    );
+    const latencyMs = performance.now() - sentAt;
+    await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [rows.map((row) => row.id)]));
+    this.failures = 0;
+    this.counters.published += rows.length;
+    this.counters.batches += 1;
+    this.counters.lastBatchSize = rows.length;
+    this.counters.lastPublishLatencyMs = latencyMs;
+    try {
+      this.options.onPublished?.({ size: rows.length, latencyMs });
+    } catch (error) {
+      this.logger.error(`${this.name}: onPublished threw: ${messageOf(error)}`);
+    }
+    return rows.length;
+  }
+
+  private async connect(): Promise<RelayConnection> {
+    if (this.connection?.alive) return this.connection;
+    await this.dropConnection();
+    this.connection = await attempt('database', () =>
+      RelayConnection.open({
+        databaseUrl: this.options.databaseUrl,
+        applicationName: `outbox-relay:${this.options.service}`,
+        onNotify: () => this.wake.notify(),
+        onLost: (error) => {
+          if (this.leader) this.logger.warn(`${this.name}: lost its database session (${error.message})`);
+          this.leader = false;
+          this.wake.notify();
+        },
+      }),
+    );
+    return this.connection;
+  }
+
+  private async acquire(connection: RelayConnection): Promise<boolean> {
+    if (!(await attempt('database', () => connection.tryLock(this.lockKey)))) return false;
+    await attempt('database', () => connection.listen());
+    this.logger.log(`${this.name}: leader (advisory lock ${this.lockKey})`);
+    this.wake.notify();
+    return true;
+  }
+
+  private async recover(error: unknown): Promise<void> {
+    const failure = error instanceof RelayFailure ? error : new RelayFailure('database', error);
+    this.failures += 1;
+    this.counters.failures += 1;
+    const wait = backoffMs(this.failures);
+    // A database error may mean the session (and the lock with it) is gone: start over from the
+    // lock. A broker error keeps the lock and the producer: if the broker did write a batch
+    // before failing, the same producer id and sequence numbers let it drop the resend. After
+    // repeated failures the producer starts afresh, in case its own state is what fails.
+    if (failure.side === 'database') await this.dropConnection();
+    else if (this.failures % 3 === 0) await this.dropProducer();
+    this.logger.warn(
+      `${this.name}: ${failure.side} failure (${failure.message}); rows stay in the outbox, retry in ${wait} ms`,
+    );
+    await this.sleep(wait);
+  }
+
+  private async shutdown(): Promise<void> {
+    this.stopRequested = true;
+    this.flushDeadline = Date.now() + this.flushTimeoutMs;
+    this.stopSignal.notify();
+    this.wake.notify();
+    await this.loop;
+    const wasLeader = this.leader;
+    await this.dropConnection();
+    await this.dropProducer();
+    if (wasLeader) this.logger.log(`${this.name}: stopped, lock released`);
+  }
+
+  private async connectProducer(): Promise<Producer> {
+    if (this.producer) return this.producer;
+    this.unconnectedProducer ??= createRelayProducer(this.options.kafka);
+    await this.unconnectedProducer.connect();
+    this.producer = this.unconnectedProducer;
+    this.unconnectedProducer = undefined;
+    return this.producer;
+  }
+
+  private async dropProducer(): Promise<void> {
+    const producer = this.producer ?? this.unconnectedProducer;
+    this.producer = this.unconnectedProducer = undefined;
+    await producer?.disconnect().catch(() => undefined);
+  }
+
+  private async dropConnection(): Promise<void> {
+    const connection = this.connection;
+    const wasLeader = this.leader;
+    this.connection = undefined;
+    this.leader = false;
+    await connection?.close(wasLeader ? this.lockKey : undefined);
+  }
+
+  /** Waits `ms`, cut short by `stop()`; while stopping, never past the flush deadline. */
+  private async sleep(ms: number): Promise<void> {
+    if (this.stopRequested) await delay(Math.max(0, Math.min(ms, this.flushDeadline - Date.now())));
+    else await this.stopSignal.wait(ms);
+  }
+
+  private get name(): string {
+    return `outbox relay (${this.options.service})`;
+  }
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import type { IHeaders, Message, TopicMessages } from 'kafkajs';
+import pg from 'pg';
+
+/** One `outbox` row as the relay reads it (`payload` as JSON text, ready to send). */
+export interface OutboxRow {
+  /** BIGSERIAL: pg returns int8 as a string. */
+  readonly id: string;
+  readonly event_id: string;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly type: string;
+  readonly payload: string | null;
+  readonly headers: Record<string, unknown> | null;
+}
+
+// `payload::text`: the row already holds JSON, so it goes to Kafka as the database prints it,
+// without a parse and a re-stringify per row.
+export const SELECT_OUTBOX_BATCH =
+  'SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox ORDER BY id LIMIT $1';
+
+export const DELETE_OUTBOX_ROWS = 'DELETE FROM outbox WHERE id = ANY($1::bigint[])';
+
+const OUTBOX_BACKLOG = `SELECT count(*)::int AS rows,
+  (extract(epoch FROM clock_timestamp() - min(created_at)) * 1000)::float8 AS oldest_age_ms
+  FROM outbox`;
+
+/** Rows waiting and the age of the oldest, on a short-lived session of its own. */
+export async function readBacklog(
+  databaseUrl: string,
+  applicationName: string,
+): Promise<{ rows: number; oldestAgeMs: number | null }> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    application_name: applicationName,
+    connectionTimeoutMillis: 5_000,
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ rows: number; oldest_age_ms: number | null }>(OUTBOX_BACKLOG);
+    const age = rows[0]?.oldest_age_ms ?? null;
+    return { rows: rows[0]?.rows ?? 0, oldestAgeMs: age === null ? null : Math.max(0, Math.round(age)) };
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Rows grouped by topic for one `sendBatch`, keeping id order inside each topic: with the
+ * idempotent producer and one request in flight per broker, kafkajs appends each partition's
+ * messages in the order given.
+ */
+export function toTopicMessages(rows: readonly OutboxRow[], topicPrefix = ''): TopicMessages[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const row of rows) {
+    let messages = byTopic.get(row.topic);
+    if (messages === undefined) {
+      messages = [];
+      byTopic.set(row.topic, messages);
+    }
+    messages.push({ key: row.key, value: row.payload, headers: recordHeaders(row.headers) });
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic: topicPrefix + topic, messages }));
+}
+
+function recordHeaders(headers: Record<string, unknown> | null): IHeaders {
+  const result: IHeaders = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value === null || value === undefined) continue;
+    result[name] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return result;
+}
+
+/**
+ * The advisory-lock key of a service's relay: 48 bits of a hash of the service name, so it is
+ * stable across processes and releases and stays clear of the int4 keys `hashtext()` produces.
+ */
+export function outboxLockKey(service: string): number {
+  return createHash('sha256').update(`outbox-relay:${service}`).digest().readUIntBE(0, 6);
+}

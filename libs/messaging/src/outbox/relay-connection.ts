@@ -1,0 +1,86 @@
+import pg from 'pg';
+
+export interface RelayConnectionOptions {
+  readonly databaseUrl: string;
+  readonly applicationName: string;
+  /** Called once when the session ends unexpectedly: its advisory lock is gone with it. */
+  readonly onLost: (error: Error) => void;
+  /** Called for every NOTIFY on the `outbox` channel. */
+  readonly onNotify: () => void;
+}
+
+/**
+ * The relay's own session (a plain `pg.Client`, never a pooled or Prisma connection): it holds
+ * the session-level advisory lock that makes its owner the only publisher, LISTENs for wake-ups,
+ * and runs the relay's SELECT and DELETE, so a relay whose session died cannot read or delete
+ * anything more.
+ */
+export class RelayConnection {
+  private lost = false;
+
+  private constructor(
+    private readonly client: pg.Client,
+    private readonly options: RelayConnectionOptions,
+  ) {}
+
+  static async open(options: RelayConnectionOptions): Promise<RelayConnection> {
+    const client = new pg.Client({
+      connectionString: options.databaseUrl,
+      application_name: options.applicationName,
+      keepAlive: true,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: 30_000,
+      query_timeout: 60_000,
+    });
+    const connection = new RelayConnection(client, options);
+    client.on('error', (error) => connection.markLost(error));
+    client.on('end', () => connection.markLost(new Error('database session ended')));
+    client.on('notification', (message) => {
+      if (message.channel === 'outbox') options.onNotify();
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      connection.lost = true;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    return connection;
+  }
+
+  get alive(): boolean {
+    return !this.lost;
+  }
+
+  async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
+    const result = await this.client.query<Row>(text, values);
+    return result.rows;
+  }
+
+  async tryLock(key: number): Promise<boolean> {
+    const [row] = await this.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+      key,
+    ]);
+    return row?.locked === true;
+  }
+
+  async listen(): Promise<void> {
+    await this.client.query('LISTEN outbox');
+  }
+
+  /** Releases the lock (when given) and ends the session; never throws. */
+  async close(lockKey?: number): Promise<void> {
+    const wasAlive = !this.lost;
+    this.lost = true;
+    if (wasAlive && lockKey !== undefined) {
+      await this.client.query('SELECT pg_advisory_unlock($1::bigint)', [lockKey]).catch(() => undefined);
+    }
+    await this.client.end().catch(() => undefined);
+  }
+
+  private markLost(error: Error): void {
+    if (this.lost) return;
+    this.lost = true;
+    this.options.onLost(error);
+  }
+}

@@ -1,0 +1,22 @@
+/** A failed step of the relay, tagged with the side that failed: it decides how to recover. */
+export class RelayFailure extends Error {
+  constructor(
+    readonly side: 'database' | 'broker',
+    override readonly cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+export async function attempt<T>(side: RelayFailure['side'], work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw error instanceof RelayFailure ? error : new RelayFailure(side, error);
+  }
+}
+
+/** Exponential backoff, 100 ms doubling, capped at 5 s. */
+export function backoffMs(failures: number): number {
+  return Math.min(5_000, 100 * 2 ** Math.max(0, Math.min(failures - 1, 10)));
+}

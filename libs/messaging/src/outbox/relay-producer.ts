@@ -1,0 +1,21 @@
+import { Partitioners, type Kafka, type Producer, type RetryOptions } from 'kafkajs';
+
+// Short and bounded: a broker outage or a missing topic surfaces as a failed sendBatch within a
+// few seconds, which the relay logs and retries with its own backoff, the rows still in the
+// outbox. (kafkajs warns once per producer that limited retries may invalidate EoS.)
+const PRODUCER_RETRY: RetryOptions = { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 };
+
+/**
+ * The relay's producer: idempotent with one request in flight, so the broker drops a retried
+ * duplicate and keeps each partition in the order sent; never creates topics.
+ */
+export function createRelayProducer(kafka: Kafka): Producer {
+  return kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    retry: PRODUCER_RETRY,
+    // Java-compatible murmur2: a key lands on the partition Java clients and tools expect.
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
+}
