@@ -1,0 +1,83 @@
+import { DeadLetterHeaders } from '@pipeline/contracts';
+import type { IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { ErrorClass } from '../errors/pipeline-error';
+
+/** Kafka headers are small metadata, not a log: the error message is cut to about 1 KB. */
+const MAX_ERROR_LENGTH = 1024;
+
+export interface DeadLetter {
+  readonly topic: string;
+  readonly partition: number;
+  readonly message: KafkaMessage;
+  readonly error: string;
+  readonly errorClass: ErrorClass;
+  readonly attempts: number;
+}
+
+/** The original key, value and headers, plus the diagnostic headers the Kafka literature uses. */
+export function deadLetterHeaders(letter: DeadLetter, consumerGroup: string, failedAt: Date): IHeaders {
+  const headers: IHeaders = { ...(letter.message.headers ?? {}) };
+  headers[DeadLetterHeaders.originalTopic] = letter.topic;
+  headers[DeadLetterHeaders.originalPartition] = String(letter.partition);
+  headers[DeadLetterHeaders.originalOffset] = letter.message.offset;
+  headers[DeadLetterHeaders.error] = truncate(letter.error, MAX_ERROR_LENGTH);
+  headers[DeadLetterHeaders.errorClass] = letter.errorClass;
+  headers[DeadLetterHeaders.attempts] = String(letter.attempts);
+  headers[DeadLetterHeaders.failedAt] = failedAt.toISOString();
+  headers[DeadLetterHeaders.consumerGroup] = consumerGroup;
+  return headers;
+}
+
+/**
+ * Produces dead letters with the idempotent producer and acks from every in-sync replica. The
+ * caller commits the original offset only after `send` resolves: a dead letter is never lost,
+ * though a crash between the two can write it twice.
+ */
+export class DeadLetterPublisher {
+  private readonly producer: Producer;
+  private connected: Promise<void> | undefined;
+
+  constructor(
+    kafka: Kafka,
+    private readonly deadLetterTopic: string,
+    private readonly consumerGroup: string,
+  ) {
+    // Unlimited retries, as idempotence requires: while the broker cannot take the dead letter
+    // the partition waits, because its offset must not move past an unrecorded failure.
+    this.producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 10_000 },
+    });
+  }
+
+  connect(): Promise<void> {
+    this.connected ??= this.producer.connect();
+    return this.connected;
+  }
+
+  async send(letters: readonly DeadLetter[]): Promise<void> {
+    if (letters.length === 0) return;
+    await this.connect();
+    const failedAt = new Date();
+    await this.producer.send({
+      topic: this.deadLetterTopic,
+      acks: -1,
+      messages: letters.map((letter) => ({
+        key: letter.message.key,
+        value: letter.message.value,
+        headers: deadLetterHeaders(letter, this.consumerGroup, failedAt),
+      })),
+    });
+  }
+
+  async disconnect(): Promise<void> {
+    if (this.connected === undefined) return;
+    this.connected = undefined;
+    await this.producer.disconnect();
+  }
+}
+
+const truncate = (text: string, max: number): string =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -1,0 +1,88 @@
+import { BaseRpcContext } from '@nestjs/microservices';
+import type { SqlClient } from '../database/sql-client';
+import type { EventMetadata, OutgoingEvent } from '../envelope/event-envelope';
+import { writeToOutbox } from '../outbox/outbox-writer';
+
+/** Where a consumed record came from. */
+export interface RecordPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+}
+
+/** An event published from a handler: correlation and causation come from the consumed event. */
+export type PublishedEvent<Payload = unknown> = Omit<
+  OutgoingEvent<Payload>,
+  'correlationId' | 'causationId'
+> & {
+  readonly correlationId?: string;
+};
+
+export interface EventContextInit<Tx extends SqlClient> {
+  readonly metadata: EventMetadata;
+  readonly position: RecordPosition;
+  readonly attempt: number;
+  readonly tx: Tx;
+  /** CloudEvents `source` of what this service publishes, e.g. `payment-service`. */
+  readonly source: string;
+}
+
+/**
+ * The `@Ctx()` of an event handler. `tx` is the transaction the inbox row is written in: the
+ * handler's effects and the events it publishes commit with it, or not at all.
+ */
+export class EventContext<Tx extends SqlClient = SqlClient> extends BaseRpcContext<
+  [EventMetadata, RecordPosition]
+> {
+  constructor(private readonly init: EventContextInit<Tx>) {
+    super([init.metadata, init.position]);
+  }
+
+  get metadata(): EventMetadata {
+    return this.init.metadata;
+  }
+  get topic(): string {
+    return this.init.position.topic;
+  }
+  get partition(): number {
+    return this.init.position.partition;
+  }
+  get offset(): string {
+    return this.init.position.offset;
+  }
+  get key(): string | null {
+    return this.init.position.key;
+  }
+  /** 1 on first delivery to the handler, 2 and up on retries. */
+  get attempt(): number {
+    return this.init.attempt;
+  }
+  get tx(): Tx {
+    return this.init.tx;
+  }
+
+  /** Writes events to the outbox in this transaction; the relay publishes them after commit. */
+  publish(events: PublishedEvent | readonly PublishedEvent[]): Promise<EventMetadata[]> {
+    const list: readonly PublishedEvent[] = isList(events) ? events : [events];
+    const { metadata, source } = this.init;
+    return writeToOutbox(
+      this.init.tx,
+      list.map((event) => ({
+        ...event,
+        correlationId: event.correlationId ?? metadata.correlationId,
+        causationId: metadata.id,
+      })),
+      {
+        source,
+        trace: {
+          ...(metadata.traceparent ? { traceparent: metadata.traceparent } : {}),
+          ...(metadata.tracestate ? { tracestate: metadata.tracestate } : {}),
+        },
+      },
+    );
+  }
+}
+
+const isList = (events: PublishedEvent | readonly PublishedEvent[]): events is readonly PublishedEvent[] =>
+  Array.isArray(events);

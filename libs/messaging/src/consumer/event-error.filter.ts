@@ -1,0 +1,47 @@
+import { Catch, type ArgumentsHost } from '@nestjs/common';
+import { BaseExceptionFilter } from '@nestjs/core';
+import { BaseRpcExceptionFilter } from '@nestjs/microservices';
+import { throwError, type Observable } from 'rxjs';
+import { EventContext } from './event-context';
+
+/**
+ * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default
+ * RPC filter replaces every error that is not an RpcException with `{ status: 'error', message:
+ * 'Internal server error' }`, and the failure policy can no longer tell a TypeError (fatal) from
+ * a lost connection (retriable). Anything else (HTTP requests in a hybrid application, other
+ * transports) gets Nest's default handling, so the filter is safe to register globally:
+ * `app.useGlobalFilters(new EventErrorFilter(app.getHttpAdapter()))` before
+ * `connectMicroservice(..., { inheritAppConfig: true })`, or `@UseFilters(EventErrorFilter)` on
+ * the event controllers.
+ */
+@Catch()
+export class EventErrorFilter extends BaseExceptionFilter {
+  private readonly rpcFallback = new BaseRpcExceptionFilter();
+
+  override catch(exception: unknown, host: ArgumentsHost): Observable<unknown> | void {
+    if (host.getType() !== 'rpc') return super.catch(exception, host);
+    if (host.switchToRpc().getContext() instanceof EventContext) return throwError(() => exception);
+    return this.rpcFallback.catch(exception, host);
+  }
+}
+
+/** The error object Nest's default filter substitutes; its original is gone. */
+export class UnclassifiedHandlerError extends Error {
+  override readonly name = 'UnclassifiedHandlerError';
+}
+
+/** The handler's error as an Error; a substitute object from Nest's default filter is marked as such. */
+export function unwrapHandlerError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'message' in error &&
+    typeof error.message === 'string'
+  ) {
+    return new UnclassifiedHandlerError(
+      `${error.message} (the handler's error was replaced by Nest's default exception filter; apply EventErrorFilter)`,
+    );
+  }
+  return new Error(String(error));
+}

@@ -1,0 +1,198 @@
+import type { LoggerService } from '@nestjs/common';
+import type { KafkaMessage } from 'kafkajs';
+import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
+import type { EventMetadata } from '../envelope/event-envelope';
+import { classifyError, isUnavailable } from '../errors/classify-error';
+import { RetriableError } from '../errors/pipeline-error';
+import { backoffDelay, waitWithHeartbeat, type RetryOptions } from './backoff';
+import type { ConsumerCounters } from './consumer-stats';
+import type { DeadLetter } from './dead-letter';
+import { EventContext, type RecordPosition } from './event-context';
+import { claimInbox } from './inbox';
+
+export interface PendingEvent {
+  readonly message: KafkaMessage;
+  readonly position: RecordPosition;
+  readonly metadata: EventMetadata;
+  readonly payload: unknown;
+  /** Index of the record in its chunk. */
+  readonly index: number;
+}
+
+export interface EventRunnerDeps {
+  /** The inbox `consumer` column: the consumer group id. */
+  readonly consumer: string;
+  readonly source: string;
+  readonly database: TransactionalSqlClient;
+  readonly retry: RetryOptions;
+  readonly transactionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly counters: ConsumerCounters;
+  readonly logger: LoggerService;
+  invoke(type: string, payload: unknown, context: EventContext): Promise<void>;
+}
+
+export interface BatchControl {
+  heartbeat(): Promise<void>;
+  /** False once the partition was revoked or the consumer is stopping. */
+  canContinue(): boolean;
+}
+
+type TxOutcome =
+  { readonly ok: true } | { readonly ok: false; readonly error: unknown; readonly failedAt?: number };
+
+/** What happened to a run of events: dead letters to send, and where it stopped if it stopped early. */
+export interface RunResult {
+  readonly letters: DeadLetter[];
+  /** Index (into the events) of the first event not done; undefined when all are done. */
+  readonly stoppedAt?: number;
+}
+
+/**
+ * Runs a chunk's events in as few transactions as correctness allows: all of them in one
+ * transaction first. When it fails, the events before the failing one run again together (their
+ * work was rolled back, not wrong), the failing one is isolated and retried alone, and the rest
+ * continue in one transaction. Events keep their offset order throughout.
+ */
+export class EventRunner {
+  constructor(private readonly deps: EventRunnerDeps) {}
+
+  async run(events: readonly PendingEvent[], control: BatchControl): Promise<RunResult> {
+    const letters: DeadLetter[] = [];
+    let i = 0;
+    while (i < events.length) {
+      if (!control.canContinue()) return { letters, stoppedAt: i };
+      const outcome = await this.transaction(events.slice(i), 1);
+      if (outcome.ok) return { letters };
+      if (outcome.failedAt === undefined) {
+        // The failure belongs to no handler (commit, connection): isolate every event.
+        return this.runEach(events, i, events.length, control, letters);
+      }
+      const failed = i + outcome.failedAt;
+      if (failed > i && !(await this.transaction(events.slice(i, failed), 1)).ok) {
+        const result = await this.runEach(events, i, failed, control, letters);
+        if (result.stoppedAt !== undefined) return result;
+      }
+      const alone = await this.runAlone(events[failed]!, control, 1, outcome.error);
+      if (alone === 'stopped') return { letters, stoppedAt: failed };
+      if (alone !== 'done') letters.push(alone);
+      i = failed + 1;
+    }
+    return { letters };
+  }
+
+  private async runEach(
+    events: readonly PendingEvent[],
+    from: number,
+    to: number,
+    control: BatchControl,
+    letters: DeadLetter[],
+  ): Promise<RunResult> {
+    for (let k = from; k < to; k++) {
+      if (!control.canContinue()) return { letters, stoppedAt: k };
+      const result = await this.runAlone(events[k]!, control, 0, undefined);
+      if (result === 'stopped') return { letters, stoppedAt: k };
+      if (result !== 'done') letters.push(result);
+    }
+    return { letters };
+  }
+
+  /** One event in its own transactions, with backoff between attempts, until done or dead. */
+  private async runAlone(
+    event: PendingEvent,
+    control: BatchControl,
+    attemptsDone: number,
+    lastError: unknown,
+  ): Promise<'done' | 'stopped' | DeadLetter> {
+    const { retry, counters, logger } = this.deps;
+    let attempt = attemptsDone;
+    let error = lastError;
+    for (;;) {
+      if (attempt > 0) {
+        const errorClass = classifyError(error);
+        logger.warn(
+          `${describe(event)} failed (attempt ${attempt}/${retry.attempts}, ${errorClass}): ${messageOf(error)}`,
+        );
+        if (attempt >= retry.attempts && isUnavailable(error)) {
+          // Not this record's fault: fail the batch; it is fetched again once the consumer restarts.
+          throw new RetriableError(`database unavailable: ${messageOf(error)}`, {
+            code: 'DEPENDENCY_UNAVAILABLE',
+            cause: error,
+          });
+        }
+        if (errorClass === 'fatal' || attempt >= retry.attempts) {
+          return { ...letterOf(event), error: messageOf(error), errorClass, attempts: attempt };
+        }
+        counters.retried += 1;
+        const delay = backoffDelay(attempt, retry);
+        const waited = await waitWithHeartbeat(
+          delay,
+          this.deps.heartbeatIntervalMs,
+          () => control.heartbeat(),
+          () => control.canContinue(),
+        );
+        if (!waited) return 'stopped';
+      }
+      attempt += 1;
+      const outcome = await this.transaction([event], attempt);
+      if (outcome.ok) return 'done';
+      error = outcome.error;
+    }
+  }
+
+  /** Claims the events in the inbox and runs the handlers of the new ones, in one transaction. */
+  private async transaction(events: readonly PendingEvent[], attempt: number): Promise<TxOutcome> {
+    const { database, consumer, source, counters, logger, transactionTimeoutMs } = this.deps;
+    let running: number | undefined;
+    try {
+      const { processed, duplicates } = await database.$transaction(
+        async (tx: SqlClient) => {
+          const fresh = await claimInbox(tx, consumer, events);
+          let processed = 0;
+          const duplicates: PendingEvent[] = [];
+          for (const [k, event] of events.entries()) {
+            // delete(): the same id twice in one batch is a duplicate too.
+            if (!fresh.delete(event.metadata.id)) {
+              duplicates.push(event);
+              continue;
+            }
+            running = k;
+            const context = new EventContext({
+              metadata: event.metadata,
+              position: event.position,
+              attempt,
+              tx,
+              source,
+            });
+            await this.deps.invoke(event.metadata.type, event.payload, context);
+            running = undefined;
+            processed += 1;
+          }
+          return { processed, duplicates };
+        },
+        { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },
+      );
+      counters.processed += processed;
+      counters.deduplicated += duplicates.length;
+      for (const event of duplicates) logger.debug?.(`${describe(event)} already processed: skipped`);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error, ...(running === undefined ? {} : { failedAt: running }) };
+    }
+  }
+}
+
+const letterOf = (event: PendingEvent): Pick<DeadLetter, 'topic' | 'partition' | 'message'> => ({
+  topic: event.position.topic,
+  partition: event.position.partition,
+  message: event.message,
+});
+
+export const describe = (event: PendingEvent): string =>
+  `${event.metadata.type} ${event.metadata.id} (${event.position.topic}/${event.position.partition}@${event.position.offset})`;
+
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
+  return String(error);
+}

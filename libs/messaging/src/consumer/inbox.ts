@@ -1,0 +1,34 @@
+import type { SqlClient } from '../database/sql-client';
+import type { EventMetadata } from '../envelope/event-envelope';
+import type { RecordPosition } from './event-context';
+
+export interface InboxEntry {
+  readonly metadata: EventMetadata;
+  readonly position: RecordPosition;
+}
+
+/**
+ * Claims events for `consumer` in the caller's transaction with one multi-row INSERT and returns
+ * the ids that were new. A conflicting row means the event was processed (and committed) before:
+ * the caller skips it. A concurrent claim of the same id by another member blocks on the primary
+ * key until that transaction ends, so exactly one of them applies the effects.
+ */
+export async function claimInbox(
+  tx: SqlClient,
+  consumer: string,
+  entries: readonly InboxEntry[],
+): Promise<Set<string>> {
+  if (entries.length === 0) return new Set();
+  const values: unknown[] = [];
+  const rows = entries.map(({ metadata, position }) => {
+    const n = values.length;
+    values.push(consumer, metadata.id, position.topic, position.partition, position.offset);
+    return `($${n + 1}, $${n + 2}::uuid, $${n + 3}, $${n + 4}::int, $${n + 5}::bigint)`;
+  });
+  const claimed = await tx.$queryRawUnsafe<{ event_id: string }[]>(
+    `INSERT INTO inbox (consumer, event_id, topic, partition, "offset") VALUES ${rows.join(', ')}
+     ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`,
+    ...values,
+  );
+  return new Set(claimed.map((row) => row.event_id));
+}

@@ -1,0 +1,122 @@
+import type { LoggerService } from '@nestjs/common';
+import type { Consumer, ConsumerConfig, ConsumerRunConfig, IMemberAssignment, Kafka } from 'kafkajs';
+import { backoffDelay } from './backoff';
+import type { ConsumerState } from './consumer-stats';
+
+export interface SupervisedConsumerOptions {
+  readonly kafka: Kafka;
+  readonly config: ConsumerConfig;
+  readonly topics: readonly string[];
+  readonly fromBeginning: boolean;
+  readonly runConfig: ConsumerRunConfig;
+  readonly logger: LoggerService;
+  readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
+  onCrash?(error: Error): void;
+  onRestart?(): void;
+}
+
+/**
+ * A kafkajs consumer that does not die silently. When kafkajs gives up on it (`restart: false` on
+ * CRASH, which KafkaEventServer makes the rule) the consumer is rebuilt here, with backoff, until
+ * it runs again or `stop()` is called. `healthy` is false from the crash until the member has
+ * rejoined its group, so a readiness check can report the gap.
+ */
+export class SupervisedConsumer {
+  private consumer: Consumer | undefined;
+  private stopping = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartAttempt = 0;
+  private joined = false;
+  private currentState: ConsumerState = 'stopped';
+  private latestAssignment: IMemberAssignment = {};
+  lastError: string | undefined;
+
+  constructor(private readonly options: SupervisedConsumerOptions) {}
+
+  get state(): ConsumerState {
+    return this.currentState;
+  }
+
+  /** Running and a member of its group: what readiness reports. */
+  get healthy(): boolean {
+    return this.currentState === 'running' && this.joined;
+  }
+
+  /** Partitions by topic assigned at the last group join. */
+  get assignment(): IMemberAssignment {
+    return this.latestAssignment;
+  }
+
+  get instance(): Consumer | undefined {
+    return this.consumer;
+  }
+
+  async start(): Promise<void> {
+    this.stopping = false;
+    this.currentState = 'starting';
+    const consumer = this.options.kafka.consumer(this.options.config);
+    this.consumer = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+      this.joined = true;
+      this.restartAttempt = 0;
+      this.latestAssignment = event.payload.memberAssignment;
+    });
+    consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
+    await consumer.connect();
+    await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: this.options.fromBeginning });
+    await consumer.run(this.options.runConfig);
+    this.currentState = 'running';
+  }
+
+  /** Stops fetching, waits for the batch in hand, leaves the group and disconnects. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    this.currentState = 'stopping';
+    await this.consumer?.disconnect();
+    this.joined = false;
+    this.currentState = 'stopped';
+  }
+
+  private crashed(error: Error, restartedByKafkajs: boolean): void {
+    this.joined = false;
+    this.lastError = error.message;
+    this.options.onCrash?.(error);
+    // kafkajs restarts the consumer itself when restart is true: only its give-ups are ours.
+    if (restartedByKafkajs || this.stopping) return;
+    this.options.logger.error(
+      `consumer group ${this.options.config.groupId} crashed and kafkajs gave up: ${error.message}`,
+    );
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    this.currentState = 'restarting';
+    this.restartAttempt += 1;
+    const { initialMs, maxMs } = this.options.restartBackoff;
+    const delay = backoffDelay(this.restartAttempt, {
+      attempts: Infinity,
+      initialBackoffMs: initialMs,
+      maxBackoffMs: maxMs,
+    });
+    this.restartTimer = setTimeout(() => void this.restart(), delay);
+  }
+
+  private async restart(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.consumer?.disconnect().catch(() => undefined);
+      this.options.logger.log(
+        `restarting consumer group ${this.options.config.groupId} (attempt ${this.restartAttempt})`,
+      );
+      this.options.onRestart?.();
+      await this.start();
+    } catch (error) {
+      this.lastError = error instanceof Error ? error.message : String(error);
+      this.options.logger.error(
+        `restart of consumer group ${this.options.config.groupId} failed: ${this.lastError}`,
+      );
+      if (!this.stopping) this.scheduleRestart();
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { PipelineError, type ErrorClass } from './pipeline-error';
+
+/**
+ * Prisma error codes that describe the data, not the moment: retrying the same event gives the
+ * same answer. P2000 value too long, P2002 unique, P2003 foreign key, P2004 constraint, P2011 null,
+ * P2012 missing value, P2014 relation, P2020 out of range, P2023 inconsistent column data.
+ */
+const FATAL_PRISMA_CODES = new Set([
+  'P2000',
+  'P2002',
+  'P2003',
+  'P2004',
+  'P2011',
+  'P2012',
+  'P2014',
+  'P2020',
+  'P2023',
+]);
+
+/** Programmer errors: the same code fails the same way on every attempt. */
+const PROGRAMMER_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError']);
+
+/**
+ * The one place that decides whether a failure is worth retrying. Explicit flags win; programmer
+ * errors, schema violations and constraint violations are fatal; everything else (connection
+ * loss, timeouts, deadlocks, errors nobody classified) is retriable, because dead-lettering a
+ * record that would have succeeded a second later is worse than retrying one that will not.
+ */
+export function classifyError(error: unknown): ErrorClass {
+  if (error instanceof PipelineError) return error.errorClass;
+  if (!isObject(error)) return 'retriable';
+  if (typeof error.retriable === 'boolean') return error.retriable ? 'retriable' : 'fatal';
+  const name = typeof error.name === 'string' ? error.name : '';
+  if (PROGRAMMER_ERRORS.has(name) || isZodError(error, name)) return 'fatal';
+  if (name === 'PrismaClientValidationError') return 'fatal';
+  if (name === 'PrismaClientKnownRequestError') return classifyPrismaCode(error);
+  const sqlState = postgresSqlState(error);
+  if (sqlState !== undefined) return classifySqlState(sqlState);
+  return 'retriable';
+}
+
+function classifyPrismaCode(error: Record<string, unknown>): ErrorClass {
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (FATAL_PRISMA_CODES.has(code)) return 'fatal';
+  // P2010: a raw query failed; the database's own SQLSTATE (driver adapters put it in meta) decides.
+  const sqlState = postgresSqlState(error.meta);
+  return sqlState === undefined ? 'retriable' : classifySqlState(sqlState);
+}
+
+/** SQLSTATE class 22 (data exception) and 23 (integrity constraint violation) are fatal. */
+function classifySqlState(sqlState: string): ErrorClass {
+  return sqlState.startsWith('22') || sqlState.startsWith('23') ? 'fatal' : 'retriable';
+}
+
+function postgresSqlState(value: unknown): string | undefined {
+  if (!isObject(value)) return undefined;
+  for (const candidate of [
+    value.code,
+    value.originalCode,
+    nested(value.driverAdapterError, 'originalCode'),
+  ]) {
+    if (typeof candidate === 'string' && /^[0-9A-Z]{5}$/.test(candidate) && !candidate.startsWith('P')) {
+      return candidate;
+    }
+  }
+  if (isObject(value.driverAdapterError)) return postgresSqlState(value.driverAdapterError.cause);
+  return undefined;
+}
+
+function isZodError(error: Record<string, unknown>, name: string): boolean {
+  return (name === 'ZodError' || name === '$ZodError') && Array.isArray(error.issues);
+}
+
+const nested = (value: unknown, key: string): unknown => (isObject(value) ? value[key] : undefined);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+/** Prisma driver adapters' error kinds for a database that cannot be talked to. */
+const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
+const UNAVAILABLE_NODE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
+
+/**
+ * A retriable failure that is not the record's fault: the database (or the network to it) is
+ * gone. Dead-lettering would empty the topic into the dead-letter topic during an outage, so the
+ * consumer stops and retries the batch instead.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (!isObject(error) || classifyError(error) === 'fatal') return false;
+  const name = typeof error.name === 'string' ? error.name : '';
+  if (name === 'PrismaClientInitializationError') return true;
+  const code = typeof error.code === 'string' ? error.code : '';
+  if (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_NODE_CODES.has(code)) return true;
+  const adapterKind = nested(nested(nested(error.meta, 'driverAdapterError'), 'cause'), 'kind');
+  if (typeof adapterKind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(adapterKind)) return true;
+  const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);
+  // 08: connection exception; 57P01..57P03: the server is shutting down or not accepting.
+  if (sqlState !== undefined && (sqlState.startsWith('08') || /^57P0[1-3]$/.test(sqlState))) return true;
+  return error.cause !== undefined && error.cause !== error && isUnavailable(error.cause);
+}
