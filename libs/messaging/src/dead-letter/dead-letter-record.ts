@@ -1,0 +1,74 @@
+import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
+import { headerValue, readHeaders, type RecordHeaders } from '../envelope/event-envelope';
+
+/** One record of a dead-letter topic, with its diagnostic headers parsed. */
+export interface DeadLetterRecord {
+  /** The dead-letter topic, partition and offset the record sits at. */
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  /** Every header byte for byte (repeated headers stay arrays): replay sends these back. */
+  readonly rawHeaders: IHeaders;
+  /** The same headers decoded as UTF-8, first value of a repeated header. */
+  readonly headers: RecordHeaders;
+  readonly eventId: string | undefined;
+  readonly eventType: string | undefined;
+  readonly originalTopic: string | undefined;
+  readonly originalPartition: number | undefined;
+  readonly originalOffset: string | undefined;
+  /** The error message, trimmed. */
+  readonly error: string | undefined;
+  readonly errorClass: string | undefined;
+  readonly attempts: number | undefined;
+  /** `failed_at` as written; `failedAtMs` is `undefined` when it is missing or not a time. */
+  readonly failedAt: string | undefined;
+  readonly failedAtMs: number | undefined;
+  readonly consumerGroup: string | undefined;
+}
+
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === '' ? undefined : value.trim();
+
+const integer = (value: string | undefined): number | undefined => {
+  const parsed = value === undefined ? Number.NaN : Number(value);
+  return Number.isInteger(parsed) ? parsed : undefined;
+};
+
+export function toDeadLetterRecord(
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+): DeadLetterRecord {
+  const rawHeaders = message.headers ?? {};
+  const get = (name: string) => nonEmpty(headerValue(rawHeaders, name));
+  const failedAt = get(DeadLetterHeaders.failedAt);
+  const failedAtMs = failedAt === undefined ? Number.NaN : Date.parse(failedAt);
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key,
+    value: message.value,
+    rawHeaders,
+    headers: readHeaders(rawHeaders),
+    eventId: get(EventHeaders.id),
+    eventType: get(EventHeaders.type),
+    originalTopic: get(DeadLetterHeaders.originalTopic),
+    originalPartition: integer(get(DeadLetterHeaders.originalPartition)),
+    originalOffset: get(DeadLetterHeaders.originalOffset),
+    error: get(DeadLetterHeaders.error),
+    errorClass: get(DeadLetterHeaders.errorClass),
+    attempts: integer(get(DeadLetterHeaders.attempts)),
+    failedAt,
+    failedAtMs: Number.isNaN(failedAtMs) ? undefined : failedAtMs,
+    consumerGroup: get(DeadLetterHeaders.consumerGroup),
+  };
+}
+
+/** `<topic>/<partition>/<offset>`: where a dead-lettered record sits, as `replayed_from` carries it. */
+export const deadLetterPosition = (
+  record: Pick<DeadLetterRecord, 'topic' | 'partition' | 'offset'>,
+): string => `${record.topic}/${record.partition}/${record.offset}`;

@@ -1,0 +1,171 @@
+import { DeadLetterHeaders, ReplayHeaders } from '@pipeline/contracts';
+import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
+import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
+import { countBy, type Count } from './dead-letter-summary';
+
+/** Headers the dead-letter step added; replay strips them so the record is as first published. */
+export const DIAGNOSTIC_HEADERS: readonly string[] = Object.values(DeadLetterHeaders);
+
+export interface ReplayItem {
+  readonly source: DeadLetterRecord;
+  readonly topic: string;
+  readonly message: Message;
+}
+
+export interface SkippedRecord {
+  readonly source: DeadLetterRecord;
+  readonly reason: string;
+}
+
+export interface ReplayPlan {
+  /** In dead-letter order (partition, offset), which keeps each key's order. */
+  readonly items: readonly ReplayItem[];
+  readonly skipped: readonly SkippedRecord[];
+}
+
+export interface ReplayResult {
+  readonly replayed: number;
+  readonly byTopic: readonly Count[];
+}
+
+export function replayHeaders(record: DeadLetterRecord): IHeaders {
+  const headers: IHeaders = {};
+  for (const [name, value] of Object.entries(record.rawHeaders)) {
+    // An earlier replay's `replayed_from` is replaced, not repeated.
+    if (value === undefined || DIAGNOSTIC_HEADERS.includes(name) || name === ReplayHeaders.replayedFrom)
+      continue;
+    headers[name] = value;
+  }
+  headers[ReplayHeaders.replayedFrom] = deadLetterPosition(record);
+  return headers;
+}
+
+/** Decides what goes where; a record that does not say where it came from is skipped, never guessed. */
+export function planReplay(records: readonly DeadLetterRecord[]): ReplayPlan {
+  const items: ReplayItem[] = [];
+  const skipped: SkippedRecord[] = [];
+  for (const source of records) {
+    if (source.originalTopic === undefined) {
+      skipped.push({ source, reason: `no ${DeadLetterHeaders.originalTopic} header` });
+    } else if (source.originalTopic === source.topic) {
+      skipped.push({ source, reason: `${DeadLetterHeaders.originalTopic} is the dead-letter topic itself` });
+    } else {
+      // No partition: the key picks it, as it did for the original producer and does for new events.
+      const message: Message = { key: source.key, value: source.value, headers: replayHeaders(source) };
+      items.push({ source, topic: source.originalTopic, message });
+    }
+  }
+  return { items, skipped };
+}
+
+/** How many records the plan sends to each topic. */
+export const replayTargets = (plan: ReplayPlan): Count[] => countBy(plan.items, (item) => item.topic);
+
+export interface SendReplayOptions {
+  /** Splits the replay into several batches only beyond this size (the broker caps a batch). */
+  readonly maxBatchBytes?: number;
+  /** The idempotent producer retries for ever; a command line gives up after this long. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Produces the plan with the idempotent producer and acks from all in-sync replicas, in one
+ * `sendBatch` unless it is very large. Fails before sending anything when a target topic is missing.
+ */
+export async function sendReplay(
+  kafka: Kafka,
+  plan: ReplayPlan,
+  options: SendReplayOptions = {},
+): Promise<ReplayResult> {
+  const { maxBatchBytes = 512 * 1024, timeoutMs = 60_000 } = options;
+  const byTopic = replayTargets(plan);
+  if (plan.items.length === 0) return { replayed: 0, byTopic };
+  await assertTopicsExist(
+    kafka,
+    byTopic.map((count) => count.value),
+  );
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    // Idempotence wants unbounded retries (kafkajs warns otherwise); `timeoutMs` bounds the wait.
+    retry: { retries: Number.MAX_SAFE_INTEGER },
+  });
+  await producer.connect();
+  let sent = 0;
+  try {
+    for (const chunk of chunks(plan.items, maxBatchBytes)) {
+      await withTimeout(producer.sendBatch({ topicMessages: byTopicMessages(chunk), acks: -1 }), timeoutMs);
+      sent += chunk.length;
+    }
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`replayed ${sent} of ${plan.items.length} records, then failed: ${message}`, {
+      cause: error,
+    });
+  } finally {
+    await producer.disconnect();
+  }
+  return { replayed: plan.items.length, byTopic };
+}
+
+async function assertTopicsExist(kafka: Kafka, topics: readonly string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((topic) => !existing.has(topic));
+    if (missing.length > 0) throw new Error(`cannot replay: topic(s) ${missing.join(', ')} do not exist`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function byTopicMessages(items: readonly ReplayItem[]): { topic: string; messages: Message[] }[] {
+  const byTopic = new Map<string, Message[]>();
+  for (const item of items) {
+    const messages = byTopic.get(item.topic) ?? [];
+    messages.push(item.message);
+    byTopic.set(item.topic, messages);
+  }
+  return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+}
+
+const sizeOf = ({ source }: ReplayItem): number =>
+  (source.key?.length ?? 0) +
+  (source.value?.length ?? 0) +
+  Object.entries(source.rawHeaders).reduce(
+    (sum, [name, value]) => sum + name.length + String(value).length,
+    0,
+  ) +
+  100;
+
+function* chunks(items: readonly ReplayItem[], maxBytes: number): Generator<ReplayItem[]> {
+  let chunk: ReplayItem[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = sizeOf(item);
+    if (chunk.length > 0 && bytes + size > maxBytes) {
+      yield chunk;
+      chunk = [];
+      bytes = 0;
+    }
+    chunk.push(item);
+    bytes += size;
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no acknowledgement within ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  promise.catch(() => undefined);
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
