@@ -3,12 +3,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/db';
+import { uniqueName } from '../support/kafka';
 import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
 
 const KAFKA_BROKERS = process.env.KAFKA_BROKERS ?? '127.0.0.1:9092';
 const SERVICES = ['order', 'payment', 'inventory', 'email', 'analytics'] as const;
 
 const mainOf = (service: string) => join(REPO_ROOT, `dist/apps/${service}-service/src/main.js`);
+
+function migrate(service: string, url: string): void {
+  execFileSync(process.execPath, ['scripts/db/migrate.mjs', 'deploy', '--service', service, '--url', url], {
+    cwd: REPO_ROOT,
+    stdio: 'pipe',
+  });
+}
 
 interface HealthBody {
   status: string;
@@ -28,14 +36,7 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
 
   beforeAll(async () => {
     database = await createTestDatabase(`boot_${service}`);
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', service, '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
+    migrate(service, database.url);
   });
 
   afterAll(async () => {
@@ -49,6 +50,9 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
       PORT: String(port),
       DATABASE_URL: database.url,
       KAFKA_BROKERS,
+      // Never join the real stack's consumer groups from a test.
+      KAFKA_CONSUMER_GROUP: uniqueName(`boot.${service}`),
+      KAFKA_TOPIC_PREFIX: `${uniqueName('boot')}.`,
       SMTP_URL: 'smtp://127.0.0.1:1025',
       LOG_FORMAT: 'json',
     });
@@ -88,11 +92,14 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
 describe('readiness follows the dependencies', () => {
   it('turns /health/ready to 503 naming the database when the database goes away, while live stays 200', async () => {
     const database = await createTestDatabase('boot_ready');
+    migrate('inventory', database.url);
     const port = await freePort();
     const running = startNode(mainOf('inventory'), {
       PORT: String(port),
       DATABASE_URL: database.url,
       KAFKA_BROKERS,
+      KAFKA_CONSUMER_GROUP: uniqueName('boot.ready'),
+      KAFKA_TOPIC_PREFIX: `${uniqueName('boot')}.`,
       LOG_FORMAT: 'json',
     });
     try {
@@ -147,6 +154,7 @@ describe('start-up with a bad environment', () => {
       PORT: String(await freePort()),
       DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/test_database_that_does_not_exist',
       KAFKA_BROKERS,
+      KAFKA_CONSUMER_GROUP: uniqueName('boot.nodb'),
       LOG_FORMAT: 'json',
     });
     expect(await running.exited).toBe(1);

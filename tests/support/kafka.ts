@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Kafka, type KafkaMessage } from 'kafkajs';
-import { createKafka, parseBrokerList } from '@pipeline/messaging';
+import { createKafka, parseBrokerList, waitUntilServed } from '@pipeline/messaging';
 
 export const KAFKA_BROKERS = parseBrokerList(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092');
 
@@ -19,7 +19,7 @@ export async function createTestTopics(
   const admin = kafka.admin();
   await admin.connect();
   await admin.createTopics({
-    waitForLeaders: true,
+    waitForLeaders: false,
     topics: topics.map((topic) => ({
       topic: topic.name,
       numPartitions: topic.partitions ?? 1,
@@ -27,6 +27,10 @@ export async function createTestTopics(
       configEntries: topic.configEntries ?? [],
     })),
   });
+  await waitUntilServed(
+    admin,
+    topics.map((topic) => topic.name),
+  );
   return {
     admin,
     deleteTopics: async () => {
@@ -37,7 +41,11 @@ export async function createTestTopics(
 }
 
 /** Reads every record of a topic from the beginning up to its current end offsets. */
-export async function readTopic(kafka: Kafka, topic: string, timeoutMs = 20_000): Promise<(KafkaMessage & { partition: number })[]> {
+export async function readTopic(
+  kafka: Kafka,
+  topic: string,
+  timeoutMs = 20_000,
+): Promise<(KafkaMessage & { partition: number })[]> {
   const admin = kafka.admin();
   await admin.connect();
   const ends = await admin.fetchTopicOffsets(topic);

@@ -1,7 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { AnalyticsConfig } from './config';
+import { CountOrdersModule } from './count-orders/count-orders.module';
 import { PrismaClient } from './generated/prisma/client';
+import { QueryWindowsModule } from './query-windows/query-windows.module';
 
 @Module({})
 export class AppModule {
@@ -13,7 +16,10 @@ export class AppModule {
           service: 'analytics',
           config,
           prismaClient: PrismaClient,
+          consumes: [Topics.orders],
         }),
+        CountOrdersModule,
+        QueryWindowsModule,
       ],
     };
   }

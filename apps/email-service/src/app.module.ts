@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { EmailConfig } from './config';
 import { PrismaClient } from './generated/prisma/client';
+import { SendOrderEmailsModule } from './send-order-emails/send-order-emails.module';
 
 @Module({})
 export class AppModule {
@@ -13,7 +15,9 @@ export class AppModule {
           service: 'email',
           config,
           prismaClient: PrismaClient,
+          consumes: [Topics.orders],
         }),
+        SendOrderEmailsModule,
       ],
     };
   }

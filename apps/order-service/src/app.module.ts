@@ -1,7 +1,9 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { OrderConfig } from './config';
 import { PrismaClient } from './generated/prisma/client';
+import { OrdersModule } from './orders/orders.module';
 
 @Module({})
 export class AppModule {
@@ -13,7 +15,9 @@ export class AppModule {
           service: 'order',
           config,
           prismaClient: PrismaClient,
+          consumes: [Topics.payments, Topics.inventory],
         }),
+        OrdersModule,
       ],
     };
   }

@@ -6,3 +6,4 @@ export * from './database/database.health';
 export * from './bootstrap/service.tokens';
 export * from './bootstrap/service-core.module';
 export * from './bootstrap/run-service';
+export * from './http/zod-validation.pipe';

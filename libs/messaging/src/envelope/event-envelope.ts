@@ -42,7 +42,11 @@ export interface OutgoingEvent<Payload = unknown> {
 
 export type RecordHeaders = Record<string, string>;
 
-export function metadataOf(event: OutgoingEvent, source: string, trace: Partial<Pick<EventMetadata, 'traceparent' | 'tracestate'>> = {}): EventMetadata {
+export function metadataOf(
+  event: OutgoingEvent,
+  source: string,
+  trace: Partial<Pick<EventMetadata, 'traceparent' | 'tracestate'>> = {},
+): EventMetadata {
   return {
     id: event.id ?? randomUUID(),
     type: event.type,
@@ -124,7 +128,10 @@ export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undef
     try {
       payload = JSON.parse(value.toString('utf8'));
     } catch (error) {
-      return { ok: false, reason: `value is not JSON: ${error instanceof Error ? error.message : String(error)}` };
+      return {
+        ok: false,
+        reason: `value is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
   }
   const get = (name: string) => headerValue(headers, name);

@@ -17,6 +17,8 @@ import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from './kafka.tokens'
 export interface KafkaModuleOptions extends KafkaConnectionOptions {
   /** When set, the topics the contracts declare are created at start-up (idempotent). */
   readonly provisioning?: ProvisioningOptions;
+  /** Prepended to every topic name (see withTopicPrefix). */
+  readonly topicPrefix?: string;
 }
 
 @Module({})
@@ -47,7 +49,9 @@ export class KafkaModule implements OnModuleInit, OnApplicationShutdown {
     await this.admin.connect();
     const { provisioning } = this.options;
     if (provisioning) {
-      const result = await provisionTopics(this.admin, TopicCatalogue, provisioning);
+      const prefix = this.options.topicPrefix ?? '';
+      const specs = TopicCatalogue.map((spec) => ({ ...spec, name: prefix + spec.name }));
+      const result = await provisionTopics(this.admin, specs, provisioning);
       if (result.created.length > 0) this.logger.log(`created topics: ${result.created.join(', ')}`);
     }
     this.logger.log(`connected to ${this.options.brokers.join(',')}`);

@@ -40,13 +40,43 @@ export async function provisionTopics(
   const existingTopics = new Set(await admin.listTopics());
   const missing = specs.filter((spec) => !existingTopics.has(spec.name));
   if (missing.length > 0) {
+    // kafkajs's own waitForLeaders gives up with UNKNOWN_TOPIC_OR_PARTITION when the broker's
+    // metadata lags the creation; waitUntilServed below retries that instead.
     await admin.createTopics({
-      waitForLeaders: true,
+      waitForLeaders: false,
       topics: missing.map((spec) => topicConfig(spec, options)),
     });
+    await waitUntilServed(
+      admin,
+      missing.map((spec) => spec.name),
+    );
   }
   return {
     created: missing.map((spec) => spec.name),
     existing: specs.filter((spec) => existingTopics.has(spec.name)).map((spec) => spec.name),
   };
+}
+
+/**
+ * A topic that was just created can still be unknown to the broker that answers the next
+ * metadata request ("This server does not host this topic-partition"); producers and consumers
+ * started right after provisioning would fail. Wait until every partition has a leader.
+ */
+export async function waitUntilServed(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      if (
+        metadata.every((topic) => topic.partitions.length > 0 && topic.partitions.every((p) => p.leader >= 0))
+      ) {
+        return;
+      }
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`topics not served within ${timeoutMs} ms: ${topics.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

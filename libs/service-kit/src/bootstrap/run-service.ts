@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import type { DynamicModule, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { z } from 'zod';
+import { EventErrorFilter, KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
 import { createServiceLogger } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { ConfigError, loadConfig } from '../config/load-config';
@@ -36,12 +38,33 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
   });
   routeProcessWarnings(logger);
   try {
-    const app = await NestFactory.create(options.appModule(config), { logger, bufferLogs: true });
+    const app = await NestFactory.create<NestExpressApplication>(options.appModule(config), {
+      logger,
+      bufferLogs: true,
+      bodyParser: false,
+    });
+    // Bodies over 64 KiB get 413, malformed JSON 400: both answered as JSON by Nest.
+    app.useBodyParser('json', { limit: '64kb' });
     app.enableShutdownHooks();
+    // init() first: module hooks connect the database and provision the topics the consumer
+    // subscribes to. Kafka consumption is a Nest microservice (custom transport) in this process.
+    await app.init();
+    // Event handlers' errors reach the failure policy unchanged (fatal vs retriable).
+    app.useGlobalFilters(new EventErrorFilter(app.getHttpAdapter()));
+    app.connectMicroservice(
+      { strategy: app.get<KafkaEventServer>(KAFKA_EVENT_SERVER) },
+      { inheritAppConfig: true },
+    );
+    await app.startAllMicroservices();
     await app.listen(config.PORT, '0.0.0.0');
     logger.log(`listening on http://127.0.0.1:${config.PORT}`, 'Bootstrap');
   } catch (error) {
-    logger.fatal(`start-up failed: ${error instanceof Error ? error.message : String(error)}`, 'Bootstrap');
+    const message = error instanceof Error ? error.message : String(error);
+    logger.fatal(
+      `start-up failed: ${message}`,
+      error instanceof Error ? error.stack : undefined,
+      'Bootstrap',
+    );
     process.exit(1);
   }
 }

@@ -30,9 +30,22 @@ export const baseConfigSchema = (defaults: { port: number }) =>
     DATABASE_URL: postgresUrl,
     KAFKA_BROKERS: brokerList,
     KAFKA_CLIENT_ID: z.string().min(1).optional(),
+    /** Prepended to every topic at the Kafka edge (test isolation); empty in real deployments. */
+    KAFKA_TOPIC_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]*$/, { message: 'may contain only letters, digits, ".", "_" and "-"' })
+      .default(''),
+    /** Consumer group (and inbox consumer name); defaults to `<service>-service`. */
+    KAFKA_CONSUMER_GROUP: z.string().min(1).optional(),
     KAFKA_TOPIC_PARTITIONS: positiveInt(6),
     KAFKA_REPLICATION_FACTOR: positiveInt(1),
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
+    OUTBOX_BATCH_SIZE: positiveInt(500),
+    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(5),
+    OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
+    CONSUMER_RETRY_ATTEMPTS: positiveInt(3),
+    CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(200),
+    CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(5000),
     LOG_LEVEL: z.enum(LogLevels).default('log'),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   });

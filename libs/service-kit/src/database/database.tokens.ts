@@ -1,10 +1,10 @@
 import type { PrismaPg } from '@prisma/adapter-pg';
+import type { TransactionalSqlClient } from '@pipeline/messaging';
 
 export const DATABASE = Symbol('DATABASE');
 
 /** What the kit needs from a service's generated Prisma client. */
-export interface DatabaseClient {
-  $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
+export interface DatabaseClient extends TransactionalSqlClient {
   $disconnect(): Promise<void>;
 }
 

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { KafkaHealthIndicator } from '@pipeline/messaging';
+import { ConsumerHealthIndicator, KafkaHealthIndicator } from '@pipeline/messaging';
 import { DatabaseHealthIndicator } from '../database/database.health';
 
 @Controller('health')
@@ -9,6 +9,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: DatabaseHealthIndicator,
     private readonly kafka: KafkaHealthIndicator,
+    private readonly consumer: ConsumerHealthIndicator,
   ) {}
 
   /** The process is up and serving HTTP; dependencies are not consulted. */
@@ -18,10 +19,14 @@ export class HealthController {
     return this.health.check([]);
   }
 
-  /** Ready to take traffic: its database and a Kafka broker answer. 503 otherwise. */
+  /** Ready to take traffic: its database and a Kafka broker answer, its consumer runs. 503 otherwise. */
   @Get('ready')
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.isHealthy(), () => this.kafka.isHealthy()]);
+    return this.health.check([
+      () => this.database.isHealthy(),
+      () => this.kafka.isHealthy(),
+      () => this.consumer.isHealthy(),
+    ]);
   }
 }

@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { PIPELINE_CONTRACTS } from '../consumer/event-contracts';
+import { withTopicPrefix } from './topic-prefix';
+
+describe('withTopicPrefix', () => {
+  it('checks declared types against the contract name behind the prefix', () => {
+    const contracts = withTopicPrefix(PIPELINE_CONTRACTS, 'test.x1.');
+    expect(contracts.isDeclaredFor('test.x1.orders', 'order.placed')).toBe(true);
+    expect(contracts.isDeclaredFor('test.x1.orders', 'payment.authorized')).toBe(false);
+  });
+
+  it('is the identity without a prefix', () => {
+    expect(withTopicPrefix(PIPELINE_CONTRACTS, '')).toBe(PIPELINE_CONTRACTS);
+  });
+});

@@ -1,0 +1,11 @@
+import type { EventContracts } from '../consumer/event-contracts';
+
+/**
+ * An optional prefix on every topic name at the Kafka edge (`test.x1.orders`), so that test runs
+ * or environments can share one cluster. Code and contracts keep using the contract names.
+ */
+export function withTopicPrefix(contracts: EventContracts, prefix: string): EventContracts {
+  if (prefix === '') return contracts;
+  const unprefixed = (topic: string) => (topic.startsWith(prefix) ? topic.slice(prefix.length) : topic);
+  return { ...contracts, isDeclaredFor: (topic, type) => contracts.isDeclaredFor(unprefixed(topic), type) };
+}

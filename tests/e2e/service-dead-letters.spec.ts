@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeadLetterHeaders, EventHeaders, Topics, deadLetterTopic } from '@pipeline/contracts';
+import { headerValue } from '@pipeline/messaging';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+
+// A running payment-service consumes `orders`: what it cannot process lands on its own
+// dead-letter topic with the diagnostic headers, and the partition moves on.
+describe('payment-service dead-letters poison records from the orders topic', () => {
+  const kafka = testKafka();
+  const group = uniqueName('e2e.payment');
+  // The service provisions, consumes and dead-letters on topics of its own: `<prefix>orders`, ...
+  const prefix = `${uniqueName('e2e')}.`;
+  let database: TestDatabase;
+  let service: RunningProcess;
+  let port: number;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('e2e_payment_dlt');
+    execFileSync(
+      process.execPath,
+      ['scripts/db/migrate.mjs', 'deploy', '--service', 'payment', '--url', database.url],
+      {
+        cwd: REPO_ROOT,
+        stdio: 'pipe',
+      },
+    );
+    port = await freePort();
+    service = startNode(join(REPO_ROOT, 'dist/apps/payment-service/src/main.js'), {
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
+      KAFKA_CONSUMER_GROUP: group,
+      KAFKA_TOPIC_PREFIX: prefix,
+      LOG_FORMAT: 'json',
+    });
+    await eventually(
+      async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
+      {
+        timeoutMs: 60_000,
+        what: 'payment-service ready',
+      },
+    );
+  });
+
+  afterAll(async () => {
+    service.child.kill('SIGTERM');
+    await service.exited;
+    await database.drop();
+  });
+
+  it('dead-letters garbage bytes at once with error_class=fatal and attempts=1', async () => {
+    const key = uniqueName('poison-key');
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    const [sent] = await producer.send({
+      topic: prefix + Topics.orders,
+      acks: -1,
+      messages: [{ key, value: Buffer.from([0xde, 0xad, 0xbe, 0xef]), headers: { 'x-test': key } }],
+    });
+    await producer.disconnect();
+
+    const deadLetter = await eventually(
+      async () =>
+        (await readTopic(kafka, prefix + deadLetterTopic('payment'))).find(
+          (record) =>
+            record.key?.toString() === key &&
+            headerValue(record.headers, DeadLetterHeaders.consumerGroup) === group,
+        ),
+      { timeoutMs: 30_000, what: 'the dead-letter record' },
+    );
+    const header = (name: string) => headerValue(deadLetter.headers, name);
+    expect(deadLetter.value).toEqual(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
+    expect(header('x-test')).toBe(key);
+    expect(header(DeadLetterHeaders.originalTopic)).toBe(prefix + Topics.orders);
+    expect(header(DeadLetterHeaders.originalPartition)).toBe(String(sent?.partition));
+    expect(header(DeadLetterHeaders.originalOffset)).toBe(sent?.baseOffset);
+    expect(header(DeadLetterHeaders.errorClass)).toBe('fatal');
+    expect(header(DeadLetterHeaders.attempts)).toBe('1');
+    expect(header(DeadLetterHeaders.error)).toMatch(/missing required headers|not JSON/);
+    expect(Number.isNaN(Date.parse(header(DeadLetterHeaders.failedAt) ?? ''))).toBe(false);
+    expect(header(EventHeaders.id)).toBeUndefined();
+
+    // The service logged it at WARN from its own dead-letter topic.
+    await eventually(
+      () => Promise.resolve(/"level":"warn".*dead.letter/i.test(service.output()) ? true : undefined),
+      {
+        timeoutMs: 20_000,
+        what: 'the WARN log line of the dead letter',
+      },
+    );
+  });
+});
