@@ -1,0 +1,19 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { StockRejectedEvent, type StockRejectedPayload } from '@pipeline/contracts';
+import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import type { Prisma } from '../generated/prisma/client';
+import { applySagaEvent } from '../saga/apply-saga-event';
+
+/** Stock is missing: a PENDING order becomes CANCELLED (out_of_stock), order.cancelled is published. */
+@Controller()
+@UseFilters(EventErrorFilter)
+export class CancelOrderWhenStockRejected {
+  @EventPattern(StockRejectedEvent.type)
+  async handle(
+    @Payload() event: StockRejectedPayload,
+    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
+  ): Promise<void> {
+    await applySagaEvent(ctx, event.orderId, StockRejectedEvent.type);
+  }
+}

@@ -1,0 +1,19 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { StockReservedEvent, type StockReservedPayload } from '@pipeline/contracts';
+import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import type { Prisma } from '../generated/prisma/client';
+import { applySagaEvent } from '../saga/apply-saga-event';
+
+/** Every item is reserved: a PENDING order becomes CONFIRMED and order.confirmed is published. */
+@Controller()
+@UseFilters(EventErrorFilter)
+export class ConfirmOrderWhenStockReserved {
+  @EventPattern(StockReservedEvent.type)
+  async handle(
+    @Payload() event: StockReservedPayload,
+    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
+  ): Promise<void> {
+    await applySagaEvent(ctx, event.orderId, StockReservedEvent.type);
+  }
+}
