@@ -1,0 +1,52 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { createTransport, type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import { SERVICE_CONFIG } from '@pipeline/service-kit';
+import type { EmailConfig } from '../config';
+import { smtpFailure } from './smtp-failure';
+import { smtpPoolOptions } from './smtp-options';
+
+/** An email ready to go: the body is built, the Message-ID decided by the caller. */
+export interface OutgoingEmail {
+  readonly to: string;
+  readonly subject: string;
+  readonly text: string;
+  readonly html: string;
+  /** `<id@domain>`; deterministic so a duplicate is recognisable downstream. */
+  readonly messageId: string;
+}
+
+/**
+ * The process's one pooled SMTP transport: connections are reused across emails and closed when
+ * the application shuts down (after the consumer has finished its batch).
+ */
+@Injectable()
+export class MailSender implements OnApplicationShutdown {
+  private readonly transport: Transporter<SMTPPool.SentMessageInfo, SMTPPool.Options>;
+  private readonly from: string;
+
+  constructor(@Inject(SERVICE_CONFIG) config: EmailConfig) {
+    this.transport = createTransport(smtpPoolOptions(config.SMTP_URL));
+    this.from = config.MAIL_FROM;
+  }
+
+  /** Resolves once the SMTP server accepted the email; throws a Retriable/FatalError otherwise. */
+  async send(email: OutgoingEmail): Promise<void> {
+    try {
+      await this.transport.sendMail({
+        from: this.from,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        messageId: email.messageId,
+      });
+    } catch (error) {
+      throw smtpFailure(error);
+    }
+  }
+
+  onApplicationShutdown(): void {
+    this.transport.close();
+  }
+}

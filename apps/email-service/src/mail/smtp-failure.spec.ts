@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { classifyError } from '@pipeline/messaging';
+import { smtpFailure } from './smtp-failure';
+import { smtpPoolOptions } from './smtp-options';
+
+const smtpError = (message: string, fields: Record<string, unknown>): Error =>
+  Object.assign(new Error(message), fields);
+
+describe('smtpFailure', () => {
+  it('retries a refused connection', () => {
+    const error = smtpFailure(smtpError('connect ECONNREFUSED 127.0.0.1:1', { code: 'ECONNECTION' }));
+    expect(classifyError(error)).toBe('retriable');
+    expect(error.message).toContain('ECONNECTION');
+  });
+
+  it('retries a 4xx "try again later"', () => {
+    const error = smtpFailure(smtpError('Mailbox busy', { code: 'EENVELOPE', responseCode: 451 }));
+    expect(classifyError(error)).toBe('retriable');
+  });
+
+  it('dead-letters a 5xx permanent rejection at once', () => {
+    const error = smtpFailure(smtpError('No such user', { code: 'EENVELOPE', responseCode: 550 }));
+    expect(classifyError(error)).toBe('fatal');
+    expect(error.code).toBe('SMTP_REJECTED');
+  });
+});
+
+describe('smtpPoolOptions', () => {
+  it('pools connections to the host and port of SMTP_URL', () => {
+    expect(smtpPoolOptions('smtp://127.0.0.1:1025')).toMatchObject({
+      pool: true,
+      host: '127.0.0.1',
+      port: 1025,
+      secure: false,
+    });
+  });
+
+  it('uses implicit TLS and credentials when the URL says so', () => {
+    const options = smtpPoolOptions('smtps://user%40x:p%3Ass@mail.example.test');
+    expect(options).toMatchObject({ secure: true, port: 465, auth: { user: 'user@x', pass: 'p:ss' } });
+  });
+});

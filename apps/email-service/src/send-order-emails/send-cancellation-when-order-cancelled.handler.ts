@@ -1,0 +1,26 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { OrderCancelledEvent, type OrderCancelledPayload } from '@pipeline/contracts';
+import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import type { Prisma } from '../generated/prisma/client';
+import { cancellationEmail } from './order-email.template';
+import { SendOnce } from './send-once';
+
+/** One cancellation email per `order.cancelled`, with the reason in words. */
+@Controller()
+@UseFilters(EventErrorFilter)
+export class SendCancellationWhenOrderCancelled {
+  constructor(private readonly sendOnce: SendOnce) {}
+
+  @EventPattern(OrderCancelledEvent.type)
+  async handle(
+    @Payload() order: OrderCancelledPayload,
+    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
+  ): Promise<void> {
+    await this.sendOnce.send(ctx, {
+      kind: 'CANCELLATION',
+      orderId: order.orderId,
+      email: cancellationEmail(ctx.metadata.id, order, order.reason),
+    });
+  }
+}

@@ -1,0 +1,26 @@
+import { Controller, UseFilters } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { OrderConfirmedEvent, type OrderConfirmedPayload } from '@pipeline/contracts';
+import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import type { Prisma } from '../generated/prisma/client';
+import { confirmationEmail } from './order-email.template';
+import { SendOnce } from './send-once';
+
+/** One confirmation email per `order.confirmed`, to the order's customerEmail. */
+@Controller()
+@UseFilters(EventErrorFilter)
+export class SendConfirmationWhenOrderConfirmed {
+  constructor(private readonly sendOnce: SendOnce) {}
+
+  @EventPattern(OrderConfirmedEvent.type)
+  async handle(
+    @Payload() order: OrderConfirmedPayload,
+    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
+  ): Promise<void> {
+    await this.sendOnce.send(ctx, {
+      kind: 'CONFIRMATION',
+      orderId: order.orderId,
+      email: confirmationEmail(ctx.metadata.id, order),
+    });
+  }
+}
