@@ -29,5 +29,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     allowOnly: false,
+    // Test producers use kafkajs 2's default (Java-compatible) partitioner; no need to be told.
+    env: { KAFKAJS_NO_PARTITIONER_WARNING: '1' },
   },
 });

@@ -1,5 +1,5 @@
 import { DeadLetterHeaders } from '@pipeline/contracts';
-import type { IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { Partitioners, type IHeaders, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
 import type { ErrorClass } from '../errors/pipeline-error';
 
 /** Kafka headers are small metadata, not a log: the error message is cut to about 1 KB. */
@@ -49,6 +49,8 @@ export class DeadLetterPublisher {
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
       retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 10_000 },
+      // The original key lands where Java clients (and the relay) would put it.
+      createPartitioner: Partitioners.DefaultPartitioner,
     });
   }
 
