@@ -4,5 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # No `rm -rf dist`: parallel builds (and tests spawning dist/) must never see it vanish.
-npx swc apps libs tools tests -d dist --ignore '**/*.spec.ts' --quiet
+# tests/ holds fixtures that tests run as child processes; the Docker build context has no tests/.
+sources=(apps libs tools)
+[ -d tests ] && sources+=(tests)
+npx swc "${sources[@]}" -d dist --ignore '**/*.spec.ts' --quiet
 echo "[build] compiled to dist/ ($(find dist -name '*.js' | wc -l) files)"

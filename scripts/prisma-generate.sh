@@ -18,7 +18,10 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://generate@127.0.0.1:5432/unused
 
 SERVICES=("$@")
 # `testing` is the messaging library's test schema (tests/support/generated/prisma).
-[ ${#SERVICES[@]} -gt 0 ] || SERVICES=(order payment inventory email analytics testing)
+if [ ${#SERVICES[@]} -eq 0 ]; then
+  SERVICES=(order payment inventory email analytics)
+  [ -d tests ] && SERVICES+=(testing) # not in the Docker build context
+fi
 
 PRISMA="$ROOT/node_modules/.bin/prisma"
 for s in "${SERVICES[@]}"; do
