@@ -100,6 +100,9 @@ default.replication.factor=$rf
 min.insync.replicas=$isr
 auto.create.topics.enable=false
 group.initial.rebalance.delay.ms=0
+# The log cleaner looks for compactable logs every second (default 15 s), so compaction of the
+# changelog topics can be watched (and tested) without waiting.
+log.cleaner.backoff.ms=1000
 
 offsets.topic.replication.factor=$rf
 transaction.state.log.replication.factor=$rf
