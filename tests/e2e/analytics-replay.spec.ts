@@ -1,13 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderPlacedPayloadSchema, Topics } from '@pipeline/contracts';
 import { encodeHeaders, metadataOf } from '@pipeline/messaging';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import { caughtUp as caughtUpWith } from '../support/events';
+import { testKafka, uniqueName } from '../support/kafka';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 const MINUTE = 60_000;
 const WINDOW = 5 * MINUTE;
@@ -22,44 +21,28 @@ describe('analytics-service rebuilds identical windows from a replay of the orde
   const T = Math.floor((Date.now() - 48 * 60 * MINUTE) / WINDOW) * WINDOW;
   const customers = [uniqueName('replay-a'), uniqueName('replay-b')];
   let database: TestDatabase;
-  let service: RunningProcess | undefined;
+  let service: ServiceUnderTest | undefined;
   let admin: Admin;
   let baseUrl = '';
 
+  /** Starts the service on the same database and group each time: a restart. */
   async function start(): Promise<void> {
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    service = startNode(join(REPO_ROOT, 'dist/apps/analytics-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_CONSUMER_GROUP: group,
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '6',
-      LOG_FORMAT: 'json',
+    service = await startService('analytics', {
+      prefix,
+      group,
+      database,
+      env: { KAFKA_TOPIC_PARTITIONS: '6' },
     });
-    await eventually(async () => ((await fetch(`${baseUrl}/health/ready`)).ok ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'analytics-service ready',
-    });
+    ({ baseUrl } = service);
   }
 
   async function stop(): Promise<void> {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
+    await service?.stop();
     service = undefined;
   }
 
   beforeAll(async () => {
     database = await createTestDatabase('e2e_analytics_replay');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'analytics', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
     admin = kafka.admin();
     await admin.connect();
     await start();
@@ -67,29 +50,13 @@ describe('analytics-service rebuilds identical windows from a replay of the orde
 
   afterAll(async () => {
     await stop();
-    if (admin) {
-      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-      if (topics.length > 0) await admin.deleteTopics({ topics });
-      await admin.disconnect();
-    }
+    await admin?.disconnect();
+    await deletePrefixedTopics(kafka, prefix);
     await database?.drop();
   });
 
   /** Every partition's committed offset reached the topic's end. */
-  const caughtUp = () =>
-    eventually(
-      async () => {
-        const ends = await admin.fetchTopicOffsets(prefix + Topics.orders);
-        const [committed] = await admin.fetchOffsets({ groupId: group, topics: [prefix + Topics.orders] });
-        const at = new Map(committed?.partitions.map((p) => [p.partition, BigInt(p.offset)]));
-        return ends.every(
-          (end) => BigInt(end.high) === 0n || (at.get(end.partition) ?? -1n) >= BigInt(end.high),
-        )
-          ? true
-          : undefined;
-      },
-      { what: 'the group caught up with the orders topic' },
-    );
+  const caughtUp = () => caughtUpWith(admin, group, [prefix + Topics.orders]);
 
   interface Snapshot {
     readonly views: { readonly windows: unknown[]; readonly late: number }[];

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,9 +11,10 @@ import {
   type OrdersCountUpdatedPayload,
 } from '@pipeline/contracts';
 import { encodeHeaders, metadataOf } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import type { TestDatabase } from '../support/db';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 const MINUTE = 60_000;
 const WINDOW = 5 * MINUTE;
@@ -39,55 +38,31 @@ interface WindowsResponse {
 describe('analytics-service counts orders in tumbling windows of event time', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e.analytics')}.`;
-  const group = uniqueName('e2e.analytics.group');
   // Window-aligned and in the past, so no real clock matters: event times are all explicit.
   const T = Math.floor((Date.now() - 24 * 60 * MINUTE) / WINDOW) * WINDOW;
   const iso = (ms: number) => new Date(ms).toISOString();
+  let group: string;
   let database: TestDatabase;
-  let service: RunningProcess;
+  let service: ServiceUnderTest;
   let producer: Producer;
   let admin: Admin;
   let baseUrl: string;
 
   beforeAll(async () => {
-    database = await createTestDatabase('e2e_analytics');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'analytics', '--url', database.url],
-      { cwd: REPO_ROOT, stdio: 'pipe' },
-    );
     admin = kafka.admin();
-    await admin.connect();
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    service = startNode(join(REPO_ROOT, 'dist/apps/analytics-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_CONSUMER_GROUP: group,
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '6',
-      ANALYTICS_GRACE_MS: String(MINUTE),
-      LOG_FORMAT: 'json',
-    });
-    await eventually(async () => ((await fetch(`${baseUrl}/health/ready`)).ok ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'analytics-service ready',
-    });
     producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
+    await Promise.all([admin.connect(), producer.connect()]);
+    service = await startService('analytics', {
+      prefix,
+      env: { KAFKA_TOPIC_PARTITIONS: '6', ANALYTICS_GRACE_MS: String(MINUTE) },
+    });
+    ({ group, database, baseUrl } = service);
   });
 
   afterAll(async () => {
-    await producer?.disconnect();
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    if (admin) {
-      const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-      if (topics.length > 0) await admin.deleteTopics({ topics });
-      await admin.disconnect();
-    }
-    await database?.drop();
+    await service?.stop();
+    await Promise.all([producer?.disconnect(), admin?.disconnect()]);
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   interface Sent {

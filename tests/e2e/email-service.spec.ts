@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,26 +9,15 @@ import {
   type OrderItem,
 } from '@pipeline/contracts';
 import { encodeHeaders, metadataOf } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
-
-const MAILDEV_API = 'http://127.0.0.1:1080/api/email';
-
-interface MaildevEmail {
-  readonly subject: string;
-  readonly text: string;
-  readonly html: string;
-  readonly to: readonly { readonly address: string }[];
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-/** The emails maildev received for one address (unique per test, so tests never see each other's). */
-async function emailsTo(address: string): Promise<MaildevEmail[]> {
-  const response = await fetch(MAILDEV_API);
-  const emails = (await response.json()) as MaildevEmail[];
-  return emails.filter((email) => email.to.some((to) => to.address === address));
-}
+import type { TestDatabase } from '../support/db';
+import { testKafka, uniqueName } from '../support/kafka';
+import { eventually } from '../support/processes';
+import {
+  deletePrefixedTopics,
+  emailsTo,
+  startService,
+  type ServiceUnderTest,
+} from '../support/service-harness';
 
 const items: OrderItem[] = [
   { sku: 'MUG-BLUE', quantity: 2, unitPrice: '12.50' },
@@ -41,55 +28,24 @@ const items: OrderItem[] = [
 describe('email-service sends one email per terminal order event', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e.email')}.`;
-  const group = uniqueName('e2e.email.group');
+  let group: string;
   let database: TestDatabase;
-  let service: RunningProcess;
+  let service: ServiceUnderTest;
   let producer: Producer;
   let admin: Admin;
 
   beforeAll(async () => {
-    database = await createTestDatabase('e2e_email');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'email', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
     admin = kafka.admin();
-    await admin.connect();
-    const port = await freePort();
-    service = startNode(join(REPO_ROOT, 'dist/apps/email-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_CONSUMER_GROUP: group,
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '6',
-      SMTP_URL: 'smtp://127.0.0.1:1025',
-      LOG_FORMAT: 'json',
-    });
-    await eventually(
-      async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
-      {
-        timeoutMs: 60_000,
-        what: 'email-service ready',
-      },
-    );
     producer = kafka.producer({ allowAutoTopicCreation: false });
-    await producer.connect();
+    await Promise.all([admin.connect(), producer.connect()]);
+    service = await startService('email', { prefix, env: { KAFKA_TOPIC_PARTITIONS: '6' } });
+    ({ group, database } = service);
   });
 
   afterAll(async () => {
-    await producer?.disconnect();
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    if (!admin) return;
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-    await admin?.disconnect();
-    await database?.drop();
+    await service?.stop();
+    await Promise.all([producer?.disconnect(), admin?.disconnect()]);
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   /** Produces an orders record with CloudEvents headers; `headers` re-sends an earlier one (same ce_id). */

@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DeadLetterHeaders,
@@ -10,61 +8,39 @@ import {
   deadLetterTopic,
 } from '@pipeline/contracts';
 import { encodeHeaders, headerValue, metadataOf } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import type { TestDatabase } from '../support/db';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually, freePort, type RunningProcess } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 // SMTP_URL points at a port nobody listens on: every send is refused. The email must be retried
 // with backoff, then dead-lettered, and never recorded as sent.
 describe('email-service with the SMTP server down', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e.smtpdown')}.`;
-  const group = uniqueName('e2e.smtpdown.group');
+  let group: string;
   let database: TestDatabase;
   let service: RunningProcess;
+  let email: ServiceUnderTest;
 
   beforeAll(async () => {
-    database = await createTestDatabase('e2e_email_smtp_down');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'email', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
+    const closedPort = await freePort();
+    email = await startService('email', {
+      prefix,
+      label: 'email_smtp_down',
+      env: {
+        SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
+        CONSUMER_RETRY_INITIAL_BACKOFF_MS: '100',
+        CONSUMER_RETRY_MAX_BACKOFF_MS: '400',
+        KAFKA_TOPIC_PARTITIONS: '6',
       },
-    );
-    const [port, closedPort] = [await freePort(), await freePort()];
-    service = startNode(join(REPO_ROOT, 'dist/apps/email-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_CONSUMER_GROUP: group,
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '6',
-      SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
-      CONSUMER_RETRY_INITIAL_BACKOFF_MS: '100',
-      CONSUMER_RETRY_MAX_BACKOFF_MS: '400',
-      LOG_FORMAT: 'json',
     });
-    await eventually(
-      async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
-      {
-        timeoutMs: 60_000,
-        what: 'email-service ready',
-      },
-    );
+    ({ group, database, process: service } = email);
   });
 
   afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    const admin = kafka.admin();
-    await admin.connect();
-    if (!admin) return;
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-    await admin.disconnect();
-    await database?.drop();
+    await email?.stop();
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   it('retries, dead-letters the event with error_class=retriable, and records nothing as sent', async () => {

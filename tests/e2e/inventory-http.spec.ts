@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
-import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHeaders, Topics, type StockChangedPayload } from '@pipeline/contracts';
 import { headerValue } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 interface ErrorBody {
   readonly statusCode: number;
@@ -21,50 +18,17 @@ describe('inventory-service HTTP API', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e')}.`;
   const sku = `T-${randomUUID().slice(0, 8).toUpperCase()}`;
-  let database: TestDatabase;
-  let service: RunningProcess;
-  let admin: Admin;
+  let service: ServiceUnderTest;
   let baseUrl: string;
 
   beforeAll(async () => {
-    admin = kafka.admin();
-    await admin.connect();
-    database = await createTestDatabase('e2e_inventory_http');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'inventory', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    service = startNode(join(REPO_ROOT, 'dist/apps/inventory-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      KAFKA_CONSUMER_GROUP: uniqueName('e2e.inventory-http'),
-      LOG_FORMAT: 'json',
-    });
-    await eventually(async () => ((await fetch(`${baseUrl}/health/ready`)).ok ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'inventory-service ready',
-    }).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${service.output().slice(-3000)}`);
-    });
+    service = await startService('inventory', { prefix, label: 'inventory_http' });
+    ({ baseUrl } = service);
   });
 
   afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    if (!admin) return;
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-    await admin.disconnect();
-    await database?.drop();
+    await service?.stop();
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   const put = (target: string, body: unknown) =>

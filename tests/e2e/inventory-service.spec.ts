@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Admin, KafkaMessage, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,19 +9,20 @@ import {
   type StockChangedPayload,
 } from '@pipeline/contracts';
 import { encodeHeaders, headerValue, metadataOf, type EventMetadata } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import type { TestDatabase } from '../support/db';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 // inventory-service as a real process on its own test database and prefixed topics:
 // payment.authorized in; stock.reserved / stock.rejected and the inventory.stock changelog out.
 describe('inventory-service reserves all items or none', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e')}.`;
-  const group = uniqueName('e2e.inventory');
   const run = randomUUID().slice(0, 8).toUpperCase();
+  let group: string;
   let database: TestDatabase;
-  let service: RunningProcess;
+  let service: ServiceUnderTest;
   let producer: Producer;
   let admin: Admin;
   let baseUrl: string;
@@ -32,42 +31,14 @@ describe('inventory-service reserves all items or none', () => {
     producer = kafka.producer({ allowAutoTopicCreation: false });
     admin = kafka.admin();
     await Promise.all([producer.connect(), admin.connect()]);
-    database = await createTestDatabase('e2e_inventory');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'inventory', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
-    const port = await freePort();
-    baseUrl = `http://127.0.0.1:${port}`;
-    service = startNode(join(REPO_ROOT, 'dist/apps/inventory-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      KAFKA_CONSUMER_GROUP: group,
-      LOG_FORMAT: 'json',
-    });
-    await eventually(async () => ((await fetch(`${baseUrl}/health/ready`)).ok ? true : undefined), {
-      timeoutMs: 60_000,
-      what: 'inventory-service ready',
-    }).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${service.output().slice(-3000)}`);
-    });
+    service = await startService('inventory', { prefix });
+    ({ group, database, baseUrl } = service);
   });
 
   afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    if (!admin) return;
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
-    await Promise.all([producer.disconnect(), admin.disconnect()]);
-    await database?.drop();
+    await service?.stop();
+    await Promise.all([producer?.disconnect(), admin?.disconnect()]);
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   async function authorize(items: OrderItem[], metadata?: EventMetadata) {

@@ -1,15 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { encodeHeaders, headerValue, metadataOf, readHeaders, type RecordHeaders } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
-
-export interface HttpAnswer<T = unknown> {
-  readonly status: number;
-  readonly body: T;
-}
+import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/messaging';
+import type { TestDatabase } from '../support/db';
+import { produceEvent } from '../support/events';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually, type RunningProcess } from '../support/processes';
+import { deletePrefixedTopics, httpJson, startService, type HttpAnswer } from '../support/service-harness';
 
 export interface ReadRecord {
   readonly key: string | undefined;
@@ -45,91 +40,50 @@ export class OrderServiceUnderTest {
   static async start(label: string): Promise<OrderServiceUnderTest> {
     const prefix = `${uniqueName(label)}.`;
     const kafka = testKafka();
-    const database = await createTestDatabase(label);
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'order', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
-    const port = await freePort();
-    const service = startNode(join(REPO_ROOT, 'dist/apps/order-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '2',
-      KAFKA_CONSUMER_GROUP: uniqueName(`${label}.group`),
-      CONSUMER_RETRY_INITIAL_BACKOFF_MS: '50',
-      LOG_FORMAT: 'json',
-    });
-    const baseUrl = `http://127.0.0.1:${port}`;
-    await eventually(
-      async () => {
-        const exited = await Promise.race([service.exited, Promise.resolve(undefined)]);
-        if (exited !== undefined) throw new Error(`order-service exited with ${exited}: ${service.output()}`);
-        return (await fetch(`${baseUrl}/health/ready`)).ok ? true : undefined;
-      },
-      { timeoutMs: 60_000, what: 'order-service ready' },
-    );
+    const started = await startService('order', { prefix, label, env: { KAFKA_TOPIC_PARTITIONS: '2' } });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
-    const admin = kafka.admin();
-    await admin.connect();
     const cleanUp = async () => {
       await producer.disconnect();
-      service.child.kill('SIGTERM');
-      await service.exited;
+      await started.stop();
       // The service provisioned the whole topic catalogue under the prefix: remove it.
-      const mine = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-      await admin.deleteTopics({ topics: mine });
-      await admin.disconnect();
-      await database.drop();
+      await deletePrefixedTopics(kafka, prefix);
     };
-    return new OrderServiceUnderTest(prefix, baseUrl, kafka, database, service, producer, cleanUp);
+    return new OrderServiceUnderTest(
+      prefix,
+      started.baseUrl,
+      kafka,
+      started.database,
+      started.process,
+      producer,
+      cleanUp,
+    );
   }
 
   stop(): Promise<void> {
     return this.cleanUp();
   }
 
-  async request<T = unknown>(
+  request<T = unknown>(
     method: string,
     path: string,
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<HttpAnswer<T>> {
-    const response = await fetch(this.baseUrl + path, {
-      method,
-      headers: { 'content-type': 'application/json', ...headers },
-      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
-    });
-    return { status: response.status, body: (await response.json()) as T };
+    return httpJson<T>(method, this.baseUrl + path, body, headers);
   }
 
   /** Produces a saga event to the prefixed topic with CloudEvents headers; returns its ce_id. */
   async send(event: SentEvent): Promise<string> {
-    const metadata = metadataOf(
-      {
-        topic: event.topic,
-        key: event.orderId,
-        type: event.type,
-        payload: event.payload,
-        correlationId: event.orderId,
-        ...(event.id === undefined ? {} : { id: event.id }),
-      },
-      'test-producer',
-    );
-    await this.producer.send({
+    const sent = await produceEvent(this.producer, {
       topic: this.prefix + event.topic,
-      acks: -1,
-      messages: [
-        { key: event.orderId, value: JSON.stringify(event.payload), headers: encodeHeaders(metadata) },
-      ],
+      key: event.orderId,
+      type: event.type,
+      payload: event.payload,
+      correlationId: event.orderId,
+      ...(event.id === undefined ? {} : { id: event.id }),
     });
-    return metadata.id;
+    return sent.id;
   }
 
   /** Every record on the prefixed `topic` (contract name) with this key. */

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -12,18 +10,19 @@ import {
   type StockRejectedPayload,
 } from '@pipeline/contracts';
 import { encodeHeaders, headerValue, metadataOf, type EventMetadata } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import type { TestDatabase } from '../support/db';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 // payment-service as a real process on its own test database and its own prefixed topics:
 // order.placed in, payment.authorized / declined out; stock.rejected in, payment.refunded out.
 describe('payment-service authorizes, declines and refunds', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e')}.`;
-  const group = uniqueName('e2e.payment');
+  let group: string;
   let database: TestDatabase;
-  let service: RunningProcess;
+  let service: ServiceUnderTest;
   let producer: Producer;
   let admin: Admin;
 
@@ -31,44 +30,14 @@ describe('payment-service authorizes, declines and refunds', () => {
     producer = kafka.producer({ allowAutoTopicCreation: false });
     admin = kafka.admin();
     await Promise.all([producer.connect(), admin.connect()]);
-    database = await createTestDatabase('e2e_payment');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'payment', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
-    const port = await freePort();
-    service = startNode(join(REPO_ROOT, 'dist/apps/payment-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      KAFKA_TOPIC_PARTITIONS: '3',
-      KAFKA_CONSUMER_GROUP: group,
-      LOG_FORMAT: 'json',
-    });
-    await eventually(
-      async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
-      {
-        timeoutMs: 60_000,
-        what: 'payment-service ready',
-      },
-    ).catch((error: unknown) => {
-      throw new Error(`${String(error)}\n${service.output().slice(-3000)}`);
-    });
+    service = await startService('payment', { prefix });
+    ({ group, database } = service);
   });
 
   afterAll(async () => {
-    service?.child.kill('SIGTERM');
-    await service?.exited;
-    if (!admin) return;
-    const topics = (await admin.listTopics()).filter((topic) => topic.startsWith(prefix));
-    if (topics.length > 0) await admin.deleteTopics({ topics });
+    await service?.stop();
     await Promise.all([producer?.disconnect(), admin?.disconnect()]);
-    await database?.drop();
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   interface Sent {

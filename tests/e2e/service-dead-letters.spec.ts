@@ -1,55 +1,32 @@
-import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeadLetterHeaders, EventHeaders, Topics, deadLetterTopic } from '@pipeline/contracts';
 import { headerValue } from '@pipeline/messaging';
-import { createTestDatabase, type TestDatabase } from '../support/db';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, freePort, REPO_ROOT, type RunningProcess, startNode } from '../support/processes';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { eventually, type RunningProcess } from '../support/processes';
+import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
 // A running payment-service consumes `orders`: what it cannot process lands on its own
 // dead-letter topic with the diagnostic headers, and the partition moves on.
 describe('payment-service dead-letters poison records from the orders topic', () => {
   const kafka = testKafka();
-  const group = uniqueName('e2e.payment');
   // The service provisions, consumes and dead-letters on topics of its own: `<prefix>orders`, ...
   const prefix = `${uniqueName('e2e')}.`;
-  let database: TestDatabase;
+  let group: string;
   let service: RunningProcess;
-  let port: number;
+  let payment: ServiceUnderTest;
 
   beforeAll(async () => {
-    database = await createTestDatabase('e2e_payment_dlt');
-    execFileSync(
-      process.execPath,
-      ['scripts/db/migrate.mjs', 'deploy', '--service', 'payment', '--url', database.url],
-      {
-        cwd: REPO_ROOT,
-        stdio: 'pipe',
-      },
-    );
-    port = await freePort();
-    service = startNode(join(REPO_ROOT, 'dist/apps/payment-service/src/main.js'), {
-      PORT: String(port),
-      DATABASE_URL: database.url,
-      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-      KAFKA_CONSUMER_GROUP: group,
-      KAFKA_TOPIC_PREFIX: prefix,
-      LOG_FORMAT: 'json',
+    payment = await startService('payment', {
+      prefix,
+      label: 'payment_dlt',
+      env: { KAFKA_TOPIC_PARTITIONS: '6' },
     });
-    await eventually(
-      async () => ((await fetch(`http://127.0.0.1:${port}/health/ready`)).ok ? true : undefined),
-      {
-        timeoutMs: 60_000,
-        what: 'payment-service ready',
-      },
-    );
+    ({ group, process: service } = payment);
   });
 
   afterAll(async () => {
-    service.child.kill('SIGTERM');
-    await service.exited;
-    await database.drop();
+    await payment?.stop();
+    await deletePrefixedTopics(kafka, prefix);
   });
 
   it('dead-letters garbage bytes at once with error_class=fatal and attempts=1', async () => {
