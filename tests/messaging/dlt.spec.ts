@@ -16,7 +16,7 @@ import {
   type DeadLetterRecord,
 } from '@pipeline/messaging';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { REPO_ROOT } from '../support/processes';
+import { eventually, REPO_ROOT } from '../support/processes';
 
 /** A hand-made dead letter: the original record plus what the consumer side adds. */
 interface Letter {
@@ -107,7 +107,12 @@ async function createFixture(kafka: Kafka): Promise<Fixture> {
     ),
     d: letter(1, 'order.cancelled', undefined, 'value is not JSON', 'fatal', '2026-01-01T13:00:00.000Z'),
   };
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  // Idempotent: a retried request (a fresh broker can be slow to answer) never duplicates a letter.
+  const producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   await producer.connect();
   await producer.send({
     topic: dlt,
@@ -250,6 +255,12 @@ describe('dead-letter topics: snapshot, summary, replay (real Kafka)', () => {
         ],
       });
       await aborted.abort();
+      // kept + commit marker + 2 aborted records + abort marker; the abort marker can land a
+      // moment after abort() returns.
+      await eventually(
+        async () => ((await topics.admin.fetchTopicOffsets(topic))[0]?.high === '5' ? true : undefined),
+        { timeoutMs: 15_000, what: 'the abort marker' },
+      );
 
       const { records, partitions } = await readDeadLetters(kafka, { topic, stallTimeoutMs: 15_000 });
 
