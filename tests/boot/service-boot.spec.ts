@@ -20,7 +20,7 @@ function migrate(service: string, url: string): void {
 
 interface HealthBody {
   status: string;
-  info?: Record<string, { status: string }>;
+  info?: Record<string, { status: string; [detail: string]: unknown }>;
 }
 
 beforeAll(() => {
@@ -69,6 +69,16 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
     expect(ready.status).toBe('ok');
     expect(ready.info?.database?.status).toBe('up');
     expect(ready.info?.kafka?.status).toBe('up');
+    expect(ready.info?.consumer?.status).toBe('up');
+    // The outbox backlog is reported with readiness, and drains (inventory seeds a catalogue).
+    expect(ready.info?.outbox).toMatchObject({ status: 'up', leader: true });
+    await eventually(
+      async () => {
+        const body = (await (await fetch(`http://127.0.0.1:${port}/health/ready`)).json()) as HealthBody;
+        return body.info?.outbox?.rows === 0 ? true : undefined;
+      },
+      { timeoutMs: 20_000, what: 'an empty outbox' },
+    );
 
     const live = await fetch(`http://127.0.0.1:${port}/health/live`);
     expect(live.status).toBe(200);

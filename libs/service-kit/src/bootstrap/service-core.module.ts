@@ -9,6 +9,7 @@ import {
   KafkaEventServer,
   KafkaModule,
   OUTBOX_RELAY_OPTIONS,
+  OutboxHealthIndicator,
   OutboxRelayService,
   PIPELINE_CONTRACTS,
   withTopicPrefix,
@@ -94,6 +95,7 @@ export class ServiceCoreModule {
             }),
         },
         ConsumerHealthIndicator,
+        OutboxHealthIndicator,
       ],
       exports: [SERVICE_CONFIG, KAFKA_EVENT_SERVER, OutboxRelayService],
     };

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { ConsumerHealthIndicator, KafkaHealthIndicator } from '@pipeline/messaging';
+import { ConsumerHealthIndicator, KafkaHealthIndicator, OutboxHealthIndicator } from '@pipeline/messaging';
 import { DatabaseHealthIndicator } from '../database/database.health';
 
 @Controller('health')
@@ -10,6 +10,7 @@ export class HealthController {
     private readonly database: DatabaseHealthIndicator,
     private readonly kafka: KafkaHealthIndicator,
     private readonly consumer: ConsumerHealthIndicator,
+    private readonly outbox: OutboxHealthIndicator,
   ) {}
 
   /** The process is up and serving HTTP; dependencies are not consulted. */
@@ -27,6 +28,7 @@ export class HealthController {
       () => this.database.isHealthy(),
       () => this.kafka.isHealthy(),
       () => this.consumer.isHealthy(),
+      () => this.outbox.isHealthy(),
     ]);
   }
 }
