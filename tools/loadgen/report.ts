@@ -1,0 +1,65 @@
+import type { LoadgenConfig } from './args';
+import type { LagSample } from './lag-monitor';
+import type { PercentileSummary } from './latency-stats';
+import type { OutcomeTotals } from './outcome-tracker';
+import type { SecondPoint } from './timeline';
+
+export interface EmailCheck {
+  readonly checked: number;
+  readonly missing: number;
+  readonly duplicated: number;
+  readonly error?: string;
+}
+
+export interface LoadgenReport {
+  readonly startedAt: string;
+  readonly config: LoadgenConfig;
+  readonly consumerGroup: string;
+  readonly durationSeconds: number;
+  readonly achievedRate: number;
+  readonly totals: OutcomeTotals;
+  readonly latency: {
+    readonly http: PercentileSummary;
+    readonly e2e: PercentileSummary;
+    readonly e2eConfirmed: PercentileSummary;
+    readonly e2eCancelled: PercentileSummary;
+  };
+  readonly timeline: readonly SecondPoint[];
+  readonly lag: {
+    readonly maxByGroup: Readonly<Record<string, number>>;
+    readonly samples: readonly LagSample[];
+  };
+  readonly emails?: EmailCheck;
+}
+
+const ms = (s: PercentileSummary): string =>
+  `p50 ${s.p50.toFixed(1)}  p90 ${s.p90.toFixed(1)}  p99 ${s.p99.toFixed(1)}  p99.9 ${s.p999.toFixed(1)}  max ${s.max.toFixed(1)} ms (n=${s.count})`;
+
+export function renderSummary(report: LoadgenReport): string[] {
+  const { totals: t, latency } = report;
+  const errors = Object.entries(t.httpErrors).map(([status, n]) => `${status}: ${n}`);
+  const lines = [
+    `loadgen: ${report.durationSeconds.toFixed(1)} s of load, achieved ${report.achievedRate.toFixed(1)} placed orders/s`,
+    `  offered ${t.offered}, placed (202) ${t.placed}, dropped (max in flight) ${t.dropped}, HTTP errors ${errors.length ? errors.join(', ') : 'none'}`,
+    `  terminal events: confirmed ${t.terminalEvents['order.confirmed']}, cancelled ${t.terminalEvents['order.cancelled']}; unexpected outcome ${t.unexpectedOutcome}`,
+    `  LOST ${t.lost}   DUPLICATED ${t.duplicated}   (lost = no terminal event after the drain)`,
+    `  HTTP latency:       ${ms(latency.http)}`,
+    `  end-to-end latency: ${ms(latency.e2e)}`,
+    `    confirmed:        ${ms(latency.e2eConfirmed)}`,
+    `    cancelled:        ${ms(latency.e2eCancelled)}`,
+    `  max consumer lag:   ${
+      Object.entries(report.lag.maxByGroup)
+        .map(([g, n]) => `${g} ${n}`)
+        .join(', ') || 'not read'
+    }`,
+  ];
+  if (report.emails) {
+    const e = report.emails;
+    lines.push(
+      e.error
+        ? `  emails: not checked (${e.error})`
+        : `  emails: ${e.checked} orders checked, missing ${e.missing}, duplicated ${e.duplicated}`,
+    );
+  }
+  return lines;
+}

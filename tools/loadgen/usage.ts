@@ -1,0 +1,31 @@
+export const USAGE = `Usage: loadgen [options]
+
+Arrival model (one of; default --rate 50):
+  --rate <n>               open model: n new orders/s for --duration seconds
+  --steps <a,b,c>          open model, stepped: a orders/s, then b, ... each for --step-seconds (30)
+  --closed <n>             closed model: n clients, each sending when its previous request completes
+  --duration <s>           seconds of load (default 60; not with --steps)
+  --max-in-flight <n>      open model: a request due while n are outstanding is dropped and
+                           counted, never delayed (default 1000)
+
+Orders:
+  --base-url <url>         order-service (default http://127.0.0.1:3000)
+  --mix <spec>             outcome weights (default confirmed=90,declined=5,out-of-stock=5)
+  --customers <n>          distinct customers (default 1000)
+  --seed <n>               seed of the order sequence (default: time-based, printed in the report)
+
+Measurement:
+  --kafka-brokers <list>   host:port,... (default KAFKA_BROKERS or 127.0.0.1:9092)
+  --topic-prefix <p>       topic prefix of the stack under test (default KAFKA_TOPIC_PREFIX or none)
+  --groups <spec>          consumer groups whose lag to sample every 5 s, as
+                           group=topic+topic,... (default: the five services' groups)
+  --drain-seconds <s>      wait this long after the load for terminal events (default 30)
+  --check-emails           count emails per order in maildev (one expected per terminal event)
+  --maildev-url <url>      default http://127.0.0.1:1080
+  --out <file.json>        default reports/loadgen-<timestamp>.json; the HTML report goes beside it
+  -h, --help               print this help
+
+End-to-end latency runs from each POST's scheduled send time to the arrival of its order.confirmed
+or order.cancelled on the orders topic. "lost": placed, but no terminal event after the drain;
+"duplicated": more than one terminal event.
+Exit status: 0 ran (whatever it measured), 1 failure, 2 usage error.`;
