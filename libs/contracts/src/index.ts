@@ -16,3 +16,4 @@ export * from './events/orders-count-updated.event';
 export * from './events/event-catalogue';
 export * from './events/event-consumers';
 export * from './asyncapi/asyncapi-document';
+export * from './money/money';

@@ -1,6 +1,10 @@
-import type { OrderCancellationReason, OrderItem } from '@pipeline/contracts';
 import type { OutgoingEmail } from '../mail/mail-sender';
-import { formatMoney, lineTotal } from './money';
+import {
+  lineTotal,
+  normaliseAmount,
+  type OrderCancellationReason,
+  type OrderItem,
+} from '@pipeline/contracts';
 
 /** What every order email shows: the order's lines and total. */
 export interface OrderSummary {
@@ -52,10 +56,10 @@ function orderEmail(eventId: string, order: OrderSummary, wording: Wording): Out
   const lines = order.items.map((item) => ({
     sku: item.sku,
     quantity: String(item.quantity),
-    unitPrice: `${formatMoney(item.unitPrice)} ${currency}`,
+    unitPrice: `${normaliseAmount(item.unitPrice)} ${currency}`,
     amount: `${lineTotal(item.quantity, item.unitPrice)} ${currency}`,
   }));
-  const total = `${formatMoney(order.total)} ${currency}`;
+  const total = `${normaliseAmount(order.total)} ${currency}`;
   const text = [
     'Hello,',
     '',

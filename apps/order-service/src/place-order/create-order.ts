@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { OrderPlacedEvent, OrderPlacedPayloadSchema, Topics } from '@pipeline/contracts';
 import { writeToOutbox } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
-import { orderTotal } from '../orders/money';
+import { orderTotal } from '@pipeline/contracts';
 import type { PlaceOrderRequest } from './place-order.request';
 
 /** Stores a PENDING order, its lines and its first timeline entry, and puts order.placed in the outbox. */

@@ -3,11 +3,13 @@ import {
   CURRENCY_PATTERN,
   CustomerEmailSchema,
   CustomerIdSchema,
+  normaliseAmount,
+  orderTotal,
   POSITIVE_MONEY_PATTERN,
   QuantitySchema,
   SkuSchema,
 } from '@pipeline/contracts';
-import { MAX_AMOUNT, fitsMoneyColumn, normaliseAmount, orderTotal } from '../orders/money';
+import { MAX_AMOUNT, fitsMoneyColumn } from '../orders/money-column';
 
 /**
  * A unit price as a client may send it: a decimal string ("12.5") or a JSON number (12.5), positive,

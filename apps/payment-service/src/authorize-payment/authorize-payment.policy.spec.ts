@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decidePayment } from './authorize-payment.policy';
-import { toCents } from './decimal-money';
+import { toCents } from '@pipeline/contracts';
 
 describe('decidePayment', () => {
   const customerId = 'customer-1';
@@ -52,6 +52,6 @@ describe('toCents', () => {
   });
 
   it.each(['', '-1.00', '1.234', '1,00', 'abc', '1e3'])('rejects %j', (amount) => {
-    expect(() => toCents(amount)).toThrow(TypeError);
+    expect(() => toCents(amount)).toThrow(RangeError);
   });
 });

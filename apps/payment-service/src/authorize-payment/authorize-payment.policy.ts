@@ -1,4 +1,4 @@
-import { toCents } from './decimal-money';
+import { toCents } from '@pipeline/contracts';
 
 /** Orders above this total are declined (inclusive limit: exactly 10,000.00 is authorized). */
 export const PAYMENT_LIMIT = '10000.00';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitsMoneyColumn, formatCents, normaliseAmount, orderTotal, toCents } from './money';
+import { formatCents, lineTotal, normaliseAmount, orderTotal, toCents } from './money';
 
 describe('money', () => {
   it('parses decimal strings into integer cents', () => {
@@ -27,9 +27,13 @@ describe('money', () => {
   it('normalises amounts', () => {
     expect(normaliseAmount('7')).toBe('7.00');
     expect(normaliseAmount('0.1')).toBe('0.10');
+    expect(normaliseAmount('10.05')).toBe('10.05');
   });
 
-  it('totals exactly where floating point would not', () => {
+  it('multiplies and totals exactly where floating point would not', () => {
+    expect(0.1 * 3).not.toBe(0.3);
+    expect(lineTotal(3, '0.1')).toBe('0.30');
+    expect(lineTotal(7, '1234567890123.45')).toBe('8641975230864.15');
     // 0.1 + 0.2 in floating point is 0.30000000000000004.
     expect(
       orderTotal([
@@ -42,10 +46,5 @@ describe('money', () => {
     expect(orderTotal(Array.from({ length: 100 }, () => ({ quantity: 1000, unitPrice: '99999.99' })))).toBe(
       '9999999000.00',
     );
-  });
-
-  it('knows what fits a NUMERIC(12,2) column', () => {
-    expect(fitsMoneyColumn('9999999999.99')).toBe(true);
-    expect(fitsMoneyColumn('10000000000.00')).toBe(false);
   });
 });

@@ -1,12 +1,8 @@
 /**
- * Exact money arithmetic on decimal strings with at most 2 places, through integer cents in
- * BigInt: a JS number is binary floating point (0.1 + 0.2 !== 0.3), so it never holds money.
+ * Exact arithmetic on the contracts' money: decimal strings with at most 2 places, handled as
+ * integer cents in a bigint. A JS number is binary floating point (0.1 + 0.2 !== 0.3), so it never
+ * holds money anywhere in the pipeline.
  */
-
-/** The largest amount a NUMERIC(12,2) column holds, in cents. */
-export const MAX_CENTS = 999_999_999_999n;
-export const MAX_AMOUNT = '9999999999.99';
-
 const AMOUNT = /^(\d+)(?:\.(\d{1,2}))?$/;
 
 /** "12" → 1200n, "12.5" → 1250n, "12.50" → 1250n. */
@@ -24,7 +20,12 @@ export function formatCents(cents: bigint): string {
   return `${digits.slice(0, -2)}.${digits.slice(-2)}`;
 }
 
+/** "7" → "7.00". */
 export const normaliseAmount = (amount: string): string => formatCents(toCents(amount));
+
+/** quantity × unitPrice, exactly. */
+export const lineTotal = (quantity: number, unitPrice: string): string =>
+  formatCents(BigInt(quantity) * toCents(unitPrice));
 
 export interface PricedLine {
   readonly quantity: number;
@@ -35,5 +36,3 @@ export interface PricedLine {
 export function orderTotal(lines: readonly PricedLine[]): string {
   return formatCents(lines.reduce((sum, line) => sum + BigInt(line.quantity) * toCents(line.unitPrice), 0n));
 }
-
-export const fitsMoneyColumn = (amount: string): boolean => toCents(amount) <= MAX_CENTS;
