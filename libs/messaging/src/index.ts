@@ -21,4 +21,4 @@ export * from './kafka/messaging.tokens';
 export * from './health/consumer.health';
 export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
-export * from './health/outbox.health';
+export { queryBacklog } from './outbox/outbox-table';

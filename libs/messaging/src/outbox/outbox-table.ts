@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders, Message, TopicMessages } from 'kafkajs';
 import pg from 'pg';
+import type { SqlClient } from '../database/sql-client';
+import type { OutboxBacklog } from './outbox-relay-options';
 
 /** One `outbox` row as the relay reads it (`payload` as JSON text, ready to send). */
 export interface OutboxRow {
@@ -25,21 +27,31 @@ const OUTBOX_BACKLOG = `SELECT count(*)::int AS rows,
   (extract(epoch FROM clock_timestamp() - min(created_at)) * 1000)::float8 AS oldest_age_ms
   FROM outbox`;
 
-/** Rows waiting and the age of the oldest, on a short-lived session of its own. */
-export async function readBacklog(
-  databaseUrl: string,
-  applicationName: string,
-): Promise<{ rows: number; oldestAgeMs: number | null }> {
+interface BacklogRow {
+  rows: number;
+  oldest_age_ms: number | null;
+}
+
+const toBacklog = (row: BacklogRow | undefined): OutboxBacklog => {
+  const age = row?.oldest_age_ms ?? null;
+  return { rows: row?.rows ?? 0, oldestAgeMs: age === null ? null : Math.max(0, Math.round(age)) };
+};
+
+/** Rows waiting and the age of the oldest, through a client the caller already has (a pool). */
+export async function queryBacklog(sql: SqlClient): Promise<OutboxBacklog> {
+  return toBacklog((await sql.$queryRawUnsafe<BacklogRow[]>(OUTBOX_BACKLOG))[0]);
+}
+
+/** The same on a short-lived session of its own, for callers without a pool. */
+export async function readBacklog(databaseUrl: string, applicationName: string): Promise<OutboxBacklog> {
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: applicationName,
     connectionTimeoutMillis: 5_000,
   });
-  await client.connect();
   try {
-    const { rows } = await client.query<{ rows: number; oldest_age_ms: number | null }>(OUTBOX_BACKLOG);
-    const age = rows[0]?.oldest_age_ms ?? null;
-    return { rows: rows[0]?.rows ?? 0, oldestAgeMs: age === null ? null : Math.max(0, Math.round(age)) };
+    await client.connect();
+    return toBacklog((await client.query<BacklogRow>(OUTBOX_BACKLOG)).rows[0]);
   } finally {
     await client.end();
   }

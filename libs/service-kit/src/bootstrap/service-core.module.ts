@@ -9,7 +9,6 @@ import {
   KafkaEventServer,
   KafkaModule,
   OUTBOX_RELAY_OPTIONS,
-  OutboxHealthIndicator,
   OutboxRelayService,
   PIPELINE_CONTRACTS,
   withTopicPrefix,
@@ -20,6 +19,7 @@ import type { BaseConfig } from '../config/base-config.schema';
 import { DatabaseModule } from '../database/database.module';
 import { DATABASE, type DatabaseClient, type PrismaClientClass } from '../database/database.tokens';
 import { HealthController } from '../health/health.controller';
+import { OutboxHealthIndicator } from '../health/outbox.health';
 import { SERVICE_CONFIG } from './service.tokens';
 
 export interface ServiceCoreOptions<Config extends BaseConfig> {

@@ -1,7 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { ConsumerHealthIndicator, KafkaHealthIndicator, OutboxHealthIndicator } from '@pipeline/messaging';
+import { ConsumerHealthIndicator, KafkaHealthIndicator } from '@pipeline/messaging';
 import { DatabaseHealthIndicator } from '../database/database.health';
+import { OutboxHealthIndicator } from './outbox.health';
 
 @Controller('health')
 export class HealthController {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { OutboxRelayService } from '../outbox/outbox-relay.service';
+import { OutboxRelayService, queryBacklog } from '@pipeline/messaging';
+import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 
 /**
  * Reports the outbox backlog (rows waiting, age of the oldest) and whether this instance's relay
@@ -10,21 +11,22 @@ import { OutboxRelayService } from '../outbox/outbox-relay.service';
 @Injectable()
 export class OutboxHealthIndicator {
   constructor(
+    @Inject(DATABASE) private readonly database: DatabaseClient,
     private readonly outbox: OutboxRelayService,
     private readonly health: HealthIndicatorService,
   ) {}
 
   async isHealthy(key = 'outbox'): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
-    const { relay } = this.outbox;
+    const leader = this.outbox.relay.isLeader();
     try {
-      const backlog = await relay.backlog();
-      return indicator.up({ rows: backlog.rows, oldestAgeMs: backlog.oldestAgeMs, leader: relay.isLeader() });
+      const backlog = await queryBacklog(this.database);
+      return indicator.up({ rows: backlog.rows, oldestAgeMs: backlog.oldestAgeMs, leader });
     } catch (error) {
       // The database check reports the outage; the backlog is just unknown meanwhile.
       return indicator.up({
         rows: null,
-        leader: relay.isLeader(),
+        leader,
         message: error instanceof Error ? error.message : String(error),
       });
     }
