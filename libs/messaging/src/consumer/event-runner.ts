@@ -4,7 +4,7 @@ import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
 import type { EventMetadata } from '../envelope/event-envelope';
 import { classifyError, isUnavailable } from '../errors/classify-error';
 import { RetriableError } from '../errors/pipeline-error';
-import { backoffDelay, waitWithHeartbeat, type RetryOptions } from './backoff';
+import { backoffDelay, waitWithHeartbeat, type RetryOptions } from '../retry/backoff';
 import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter } from './dead-letter';
 import { EventContext, type RecordPosition } from './event-context';

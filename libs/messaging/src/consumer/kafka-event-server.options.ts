@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
-import type { RetryOptions } from './backoff';
+import type { RetryOptions } from '../retry/backoff';
 import { PIPELINE_CONTRACTS, type EventContracts } from './event-contracts';
 
 export interface KafkaEventServerOptions<Tx extends SqlClient = SqlClient> {

@@ -9,9 +9,10 @@ import {
   type OutboxRow,
 } from './outbox-table';
 import { RelayConnection } from './relay-connection';
-import { RelayFailure, attempt, backoffMs } from './relay-failure';
+import { backoffDelay, sleep } from '../retry/backoff';
+import { RelayFailure, attempt } from './relay-failure';
 import { createRelayProducer } from './relay-producer';
-import { WakeSignal, delay } from './wake-signal';
+import { WakeSignal } from './wake-signal';
 import {
   consoleLogger,
   type OutboxBacklog,
@@ -134,7 +135,7 @@ export class OutboxRelay {
       }
       if (flushing) return true;
       const notified = await this.wake.wait(this.pollIntervalMs);
-      if (notified && this.lingerMs > 0 && !this.stopRequested) await delay(this.lingerMs);
+      if (notified && this.lingerMs > 0 && !this.stopRequested) await sleep(this.lingerMs);
     }
   }
 
@@ -197,7 +198,7 @@ export class OutboxRelay {
     const failure = error instanceof RelayFailure ? error : new RelayFailure('database', error);
     this.failures += 1;
     this.counters.failures += 1;
-    const wait = backoffMs(this.failures);
+    const wait = backoffDelay(this.failures, RELAY_BACKOFF);
     // A database error may mean the session (and the lock with it) is gone: start over from the
     // lock. A broker error keeps the lock and the producer: if the broker did write a batch
     // before failing, the same producer id and sequence numbers let it drop the resend. After
@@ -247,7 +248,7 @@ export class OutboxRelay {
 
   /** Waits `ms`, cut short by `stop()`; while stopping, never past the flush deadline. */
   private async sleep(ms: number): Promise<void> {
-    if (this.stopRequested) await delay(Math.max(0, Math.min(ms, this.flushDeadline - Date.now())));
+    if (this.stopRequested) await sleep(Math.max(0, Math.min(ms, this.flushDeadline - Date.now())));
     else await this.stopSignal.wait(ms);
   }
 
@@ -255,5 +256,8 @@ export class OutboxRelay {
     return `outbox relay (${this.options.service})`;
   }
 }
+
+/** After a failed read or send: 100 ms doubling, capped at 5 s. */
+const RELAY_BACKOFF = { attempts: Number.POSITIVE_INFINITY, initialBackoffMs: 100, maxBackoffMs: 5_000 };
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -15,8 +15,3 @@ export async function attempt<T>(side: RelayFailure['side'], work: () => Promise
     throw error instanceof RelayFailure ? error : new RelayFailure(side, error);
   }
 }
-
-/** Exponential backoff, 100 ms doubling, capped at 5 s. */
-export function backoffMs(failures: number): number {
-  return Math.min(5_000, 100 * 2 ** Math.max(0, Math.min(failures - 1, 10)));
-}

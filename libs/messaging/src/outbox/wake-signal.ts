@@ -32,5 +32,3 @@ export class WakeSignal {
     });
   }
 }
-
-export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { TopicSpec } from '@pipeline/contracts';
+import { sleep } from '../retry/backoff';
 
 export interface ProvisioningOptions {
   readonly partitions: number;
@@ -77,6 +78,6 @@ export async function waitUntilServed(admin: Admin, topics: string[], timeoutMs 
     }
     if (Date.now() > deadline)
       throw new Error(`topics not served within ${timeoutMs} ms: ${topics.join(', ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await sleep(100);
   }
 }
