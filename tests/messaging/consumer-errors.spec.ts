@@ -93,6 +93,14 @@ describe('classifyError', () => {
       expect(classifyError(error)).toBe('retriable');
       expect(isUnavailable(error)).toBe(true);
       expect(isUnavailable(new RetriableError('gateway said 503'))).toBe(false);
+      // A refused connection of the handler's own (not the database's) is the record's failure.
+      const elsewhere = Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:443'), {
+        code: 'ECONNREFUSED',
+      });
+      expect(isUnavailable(elsewhere)).toBe(false);
+      expect(isUnavailable(new RetriableError('payment gateway unreachable', { cause: elsewhere }))).toBe(
+        false,
+      );
       expect(isUnavailable(new TypeError('x'))).toBe(false);
     });
 

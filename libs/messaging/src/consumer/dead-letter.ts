@@ -55,7 +55,11 @@ export class DeadLetterPublisher {
   }
 
   connect(): Promise<void> {
-    this.connected ??= this.producer.connect();
+    // A failed connect is not cached: the next send tries again.
+    this.connected ??= this.producer.connect().catch((error: unknown) => {
+      this.connected = undefined;
+      throw error;
+    });
     return this.connected;
   }
 

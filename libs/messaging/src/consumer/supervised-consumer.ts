@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Consumer, ConsumerConfig, ConsumerRunConfig, IMemberAssignment, Kafka } from 'kafkajs';
-import { backoffDelay } from './backoff';
+import { backoffDelay } from '../retry/backoff';
 import type { ConsumerState } from './consumer-stats';
 
 export interface SupervisedConsumerOptions {
@@ -53,6 +53,11 @@ export class SupervisedConsumer {
 
   async start(): Promise<void> {
     this.stopping = false;
+    await this.launch();
+  }
+
+  /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() was called meanwhile. */
+  private async launch(): Promise<void> {
     this.currentState = 'starting';
     const consumer = this.options.kafka.consumer(this.options.config);
     this.consumer = consumer;
@@ -64,6 +69,11 @@ export class SupervisedConsumer {
     consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
     await consumer.connect();
     await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: this.options.fromBeginning });
+    // stop() may have run during the awaits above: never join the group after a shutdown.
+    if (this.stopping) {
+      await consumer.disconnect();
+      return;
+    }
     await consumer.run(this.options.runConfig);
     this.currentState = 'running';
   }
@@ -81,13 +91,19 @@ export class SupervisedConsumer {
   private crashed(error: Error, restartedByKafkajs: boolean): void {
     this.joined = false;
     this.lastError = error.message;
-    this.options.onCrash?.(error);
     // kafkajs restarts the consumer itself when restart is true: only its give-ups are ours.
-    if (restartedByKafkajs || this.stopping) return;
-    this.options.logger.error(
-      `consumer group ${this.options.config.groupId} crashed and kafkajs gave up: ${error.message}`,
-    );
-    this.scheduleRestart();
+    if (!restartedByKafkajs && !this.stopping) {
+      this.options.logger.error(
+        `consumer group ${this.options.config.groupId} crashed and kafkajs gave up: ${error.message}`,
+      );
+      this.scheduleRestart();
+    }
+    // Listeners come last: one that throws must not keep the consumer from restarting.
+    try {
+      this.options.onCrash?.(error);
+    } catch (listenerError) {
+      this.options.logger.error(`crash listener failed: ${String(listenerError)}`);
+    }
   }
 
   private scheduleRestart(): void {
@@ -106,11 +122,12 @@ export class SupervisedConsumer {
     if (this.stopping) return;
     try {
       await this.consumer?.disconnect().catch(() => undefined);
+      if (this.stopping) return;
       this.options.logger.log(
         `restarting consumer group ${this.options.config.groupId} (attempt ${this.restartAttempt})`,
       );
       this.options.onRestart?.();
-      await this.start();
+      await this.launch();
     } catch (error) {
       this.lastError = error instanceof Error ? error.message : String(error);
       this.options.logger.error(

@@ -92,18 +92,24 @@ const UNAVAILABLE_NODE_CODES = new Set([
 /**
  * A retriable failure that is not the record's fault: the database (or the network to it) is
  * gone. Dead-lettering would empty the topic into the dead-letter topic during an outage, so the
- * consumer stops and retries the batch instead.
+ * consumer stops and retries the batch instead. A socket error counts only inside a database
+ * error: the same ECONNREFUSED from a handler's own call elsewhere is the record's failure, and
+ * it is retried and then dead-lettered like any other.
  */
-export function isUnavailable(error: unknown): boolean {
+export function isUnavailable(error: unknown, insideDatabaseError = false): boolean {
   if (!isObject(error) || classifyError(error) === 'fatal') return false;
   const name = typeof error.name === 'string' ? error.name : '';
   if (name === 'PrismaClientInitializationError') return true;
   const code = typeof error.code === 'string' ? error.code : '';
-  if (UNAVAILABLE_PRISMA_CODES.has(code) || UNAVAILABLE_NODE_CODES.has(code)) return true;
-  const adapterKind = nested(nested(nested(error.meta, 'driverAdapterError'), 'cause'), 'kind');
+  if (UNAVAILABLE_PRISMA_CODES.has(code)) return true;
+  const driverAdapterError = nested(error.meta, 'driverAdapterError');
+  const adapterKind = nested(nested(driverAdapterError, 'cause'), 'kind');
   if (typeof adapterKind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(adapterKind)) return true;
+  const databaseError =
+    insideDatabaseError || name.startsWith('PrismaClient') || driverAdapterError !== undefined;
+  if (databaseError && UNAVAILABLE_NODE_CODES.has(code)) return true;
   const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);
   // 08: connection exception; 57P01..57P03: the server is shutting down or not accepting.
   if (sqlState !== undefined && (sqlState.startsWith('08') || /^57P0[1-3]$/.test(sqlState))) return true;
-  return error.cause !== undefined && error.cause !== error && isUnavailable(error.cause);
+  return error.cause !== undefined && error.cause !== error && isUnavailable(error.cause, databaseError);
 }
