@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderCancelledEvent, type OrderCancelledPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { WindowCounter } from './window-counter';
 
 /** Counts a cancellation in the customer's window of the event's time. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class CountOrderWhenOrderCancelled {
   constructor(private readonly counter: WindowCounter) {}
 

@@ -1,14 +1,13 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderCancelledEvent, type OrderCancelledPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { cancellationEmail } from './order-email.template';
 import { SendOnce } from './send-once';
 
 /** One cancellation email per `order.cancelled`, with the reason in words. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class SendCancellationWhenOrderCancelled {
   constructor(private readonly sendOnce: SendOnce) {}
 

@@ -1,14 +1,13 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderConfirmedEvent, type OrderConfirmedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { confirmationEmail } from './order-email.template';
 import { SendOnce } from './send-once';
 
 /** One confirmation email per `order.confirmed`, to the order's customerEmail. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class SendConfirmationWhenOrderConfirmed {
   constructor(private readonly sendOnce: SendOnce) {}
 

@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { PaymentDeclinedEvent, type PaymentDeclinedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { applySagaEvent } from '../saga/apply-saga-event';
 
 /** The payment was declined: a PENDING order becomes CANCELLED (payment_declined), order.cancelled is published. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class CancelOrderWhenPaymentDeclined {
   @EventPattern(PaymentDeclinedEvent.type)
   async handle(

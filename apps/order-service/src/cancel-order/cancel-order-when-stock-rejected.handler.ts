@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { StockRejectedEvent, type StockRejectedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { applySagaEvent } from '../saga/apply-saga-event';
 
 /** Stock is missing: a PENDING order becomes CANCELLED (out_of_stock), order.cancelled is published. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class CancelOrderWhenStockRejected {
   @EventPattern(StockRejectedEvent.type)
   async handle(

@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { StockReservedEvent, type StockReservedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { applySagaEvent } from '../saga/apply-saga-event';
 
 /** Every item is reserved: a PENDING order becomes CONFIRMED and order.confirmed is published. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class ConfirmOrderWhenStockReserved {
   @EventPattern(StockReservedEvent.type)
   async handle(

@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { PaymentAuthorizedEvent, type PaymentAuthorizedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { applySagaEvent } from '../saga/apply-saga-event';
 
 /** The payment was authorized: a timeline entry only; the stock reservation decides the outcome. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class RecordTimelineWhenPaymentAuthorized {
   @EventPattern(PaymentAuthorizedEvent.type)
   async handle(

@@ -1,13 +1,12 @@
-import { Controller, UseFilters } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { PaymentRefundedEvent, type PaymentRefundedPayload } from '@pipeline/contracts';
-import { EventErrorFilter, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { applySagaEvent } from '../saga/apply-saga-event';
 
 /** The payment was refunded (after stock.rejected): a timeline entry only. */
 @Controller()
-@UseFilters(EventErrorFilter)
 export class RecordTimelineWhenPaymentRefunded {
   @EventPattern(PaymentRefundedEvent.type)
   async handle(
