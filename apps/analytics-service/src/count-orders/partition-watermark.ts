@@ -13,14 +13,16 @@ export async function advanceWatermark(
   partition: number,
   eventTime: Date,
 ): Promise<Date | undefined> {
-  const where = { topic_partition: { topic, partition } };
-  const previous = (await tx.partitionWatermark.findUnique({ where }))?.maxEventTime;
-  if (previous === undefined || eventTime > previous) {
-    await tx.partitionWatermark.upsert({
-      where,
-      create: { topic, partition, maxEventTime: eventTime },
-      update: { maxEventTime: eventTime },
-    });
-  }
-  return previous;
+  // One round trip: read the old value and move it forward only if this event is later.
+  const [row] = await tx.$queryRaw<{ previous: Date | null }[]>`
+    WITH previous AS (
+      SELECT max_event_time FROM partition_watermarks WHERE topic = ${topic} AND partition = ${partition}
+    ), advanced AS (
+      INSERT INTO partition_watermarks (topic, partition, max_event_time)
+      VALUES (${topic}, ${partition}, ${eventTime})
+      ON CONFLICT (topic, partition) DO UPDATE SET max_event_time = EXCLUDED.max_event_time
+      WHERE partition_watermarks.max_event_time < EXCLUDED.max_event_time
+    )
+    SELECT (SELECT max_event_time FROM previous) AS previous`;
+  return row?.previous ?? undefined;
 }

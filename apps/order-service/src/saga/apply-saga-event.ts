@@ -31,10 +31,11 @@ export async function applySagaEvent(
     });
   }
   const step = transition(locked.status, type);
-  await tx.orderTimelineEntry.create({
-    data: { orderId, type, eventId: metadata.id, at: new Date(metadata.time) },
-  });
-  if (step.emit === undefined) return step;
+  const consumed = { orderId, type, eventId: metadata.id, at: new Date(metadata.time) };
+  if (step.emit === undefined) {
+    await tx.orderTimelineEntry.create({ data: consumed });
+    return step;
+  }
 
   const now = new Date();
   const order = await tx.order.update({
@@ -52,7 +53,10 @@ export async function applySagaEvent(
     id: eventId,
     time: now,
   });
-  await tx.orderTimelineEntry.create({ data: { orderId, type: step.emit, eventId, at: now } });
+  // One insert for both entries, in the order they happened.
+  await tx.orderTimelineEntry.createMany({
+    data: [consumed, { orderId, type: step.emit, eventId, at: now }],
+  });
   logger.log(`order ${orderId} ${step.next}${step.reason ? ` (${step.reason})` : ''} after ${type}`);
   return step;
 }
