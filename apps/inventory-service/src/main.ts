@@ -1,3 +1,4 @@
+import './telemetry';
 import { runService } from '@pipeline/service-kit';
 import { AppModule } from './app.module';
 import { inventoryConfigSchema } from './config';

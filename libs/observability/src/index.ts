@@ -1,1 +1,4 @@
+export * from './logging/log-context';
 export * from './logging/service-logger';
+export * from './metrics/registry';
+export * from './tracing/telemetry';

@@ -1,4 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { SERVICE_CONFIG } from '@pipeline/service-kit';
@@ -16,6 +17,8 @@ export interface OutgoingEmail {
   readonly messageId: string;
 }
 
+const tracer = trace.getTracer('email-service');
+
 /**
  * The process's one pooled SMTP transport: connections are reused across emails and closed when
  * the application shuts down (after the consumer has finished its batch).
@@ -32,6 +35,27 @@ export class MailSender implements OnApplicationShutdown {
 
   /** Resolves once the SMTP server accepted the email; throws a Retriable/FatalError otherwise. */
   async send(email: OutgoingEmail): Promise<void> {
+    // A CLIENT span per email, child of the event's `process` span. No recipient or body in it.
+    await tracer.startActiveSpan(
+      'smtp send',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'network.protocol.name': 'smtp', 'email.message_id': email.messageId },
+      },
+      async (span) => {
+        try {
+          await this.deliver(email);
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  }
+
+  private async deliver(email: OutgoingEmail): Promise<void> {
     try {
       await this.transport.sendMail({
         from: this.from,

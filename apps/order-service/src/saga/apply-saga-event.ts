@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { FatalError, type EventContext } from '@pipeline/messaging';
+import { PipelineMetrics } from '@pipeline/observability';
 import type { OrderStatus, Prisma } from '../generated/prisma/client';
 import { withItems } from '../orders/order-record';
 import { transition, type SagaEventType, type Transition } from '../orders/order-state';
@@ -58,5 +59,11 @@ export async function applySagaEvent(
     data: [consumed, { orderId, type: step.emit, eventId, at: now }],
   });
   logger.log(`order ${orderId} ${step.next}${step.reason ? ` (${step.reason})` : ''} after ${type}`);
+  const outcome = step.emit === 'order.confirmed' ? 'confirmed' : 'cancelled';
+  const seconds = Math.max(0, (now.getTime() - order.createdAt.getTime()) / 1000);
+  ctx.afterCommit(() => {
+    PipelineMetrics.ordersCompleted.inc({ outcome, reason: step.reason ?? 'none' });
+    PipelineMetrics.orderDuration.observe({ outcome }, seconds);
+  });
   return step;
 }

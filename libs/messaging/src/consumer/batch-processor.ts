@@ -1,5 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
+import { EventHeaders } from '@pipeline/contracts';
+import { PipelineMetrics } from '@pipeline/observability';
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { headerValue } from '../envelope/event-envelope';
+import { contextFromHeaders } from '../tracing/messaging-spans';
 import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter, DeadLetterPublisher } from './dead-letter';
 import type { EventContracts } from './event-contracts';
@@ -62,7 +67,10 @@ export class BatchProcessor {
     for (const [index, message] of chunk.entries()) {
       const triage = triageRecord(topic, message, contracts, (type) => this.deps.hasHandler(type));
       if (triage.kind === 'poison') {
-        logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`);
+        context.with(
+          contextFromHeaders(message.headers),
+          () => void logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`),
+        );
         poison.push({
           index,
           topic,
@@ -86,8 +94,17 @@ export class BatchProcessor {
     );
     await this.deps.deadLetters.send(letters);
     counters.deadLettered += letters.length;
+    for (const letter of letters) {
+      PipelineMetrics.eventsDeadLettered.inc({
+        topic,
+        type: headerValue(letter.message.headers, EventHeaders.type) ?? 'unknown',
+        error_class: letter.errorClass,
+      });
+    }
     for (const { index, type } of skipped) {
-      if (index < done) counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
+      if (index >= done) continue;
+      counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
+      PipelineMetrics.eventsSkipped.inc({ topic, type });
     }
     return done;
   }

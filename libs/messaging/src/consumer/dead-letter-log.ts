@@ -1,7 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
+import { withLogContext, type LogContext } from '@pipeline/observability';
 import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
 import type { EachMessagePayload } from 'kafkajs';
 import { headerValue } from '../envelope/event-envelope';
+import { contextFromHeaders } from '../tracing/messaging-spans';
+import { orderIdOf } from './event-log-context';
 
 /**
  * Logs each record of the service's dead-letter topic at WARN with its diagnostic headers: the
@@ -12,12 +16,31 @@ export function logDeadLetter(
   { topic, partition, message }: EachMessagePayload,
 ): Promise<void> {
   const header = (name: string) => headerValue(message.headers, name) ?? '-';
-  logger.warn(
-    `dead letter ${topic}/${partition}@${message.offset}: ` +
-      `${EventHeaders.type}=${header(EventHeaders.type)} ${EventHeaders.id}=${header(EventHeaders.id)} ` +
-      Object.values(DeadLetterHeaders)
-        .map((name) => `${name}=${JSON.stringify(header(name))}`)
-        .join(' '),
-  );
+  // The record keeps the trace context and ids of the event that failed: the line joins its trace.
+  const fields: LogContext = {
+    ...(headerValue(message.headers, EventHeaders.id) ? { event_id: header(EventHeaders.id) } : {}),
+    ...(headerValue(message.headers, EventHeaders.type) ? { event_type: header(EventHeaders.type) } : {}),
+    ...orderIdFromValue(message.value),
+  };
+  const log = () =>
+    void logger.warn(
+      `dead letter ${topic}/${partition}@${message.offset}: ` +
+        `${EventHeaders.type}=${header(EventHeaders.type)} ${EventHeaders.id}=${header(EventHeaders.id)} ` +
+        Object.values(DeadLetterHeaders)
+          .map((name) => `${name}=${JSON.stringify(header(name))}`)
+          .join(' '),
+    );
+  context.with(contextFromHeaders(message.headers), () => withLogContext(fields, log));
   return Promise.resolve();
+}
+
+/** The order id of a saga event's payload, when the value is JSON that has one. */
+function orderIdFromValue(value: Buffer | null): Pick<LogContext, 'order_id'> {
+  if (value === null || value.length > 65_536) return {};
+  try {
+    const orderId = orderIdOf(JSON.parse(value.toString('utf8')));
+    return orderId === undefined ? {} : { order_id: orderId };
+  } catch {
+    return {};
+  }
 }

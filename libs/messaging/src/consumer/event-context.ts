@@ -35,6 +35,8 @@ export interface EventContextInit<Tx extends SqlClient> {
 export class EventContext<Tx extends SqlClient = SqlClient> extends BaseRpcContext<
   [EventMetadata, RecordPosition]
 > {
+  private readonly committed: (() => void)[] = [];
+
   constructor(private readonly init: EventContextInit<Tx>) {
     super([init.metadata, init.position]);
   }
@@ -62,6 +64,20 @@ export class EventContext<Tx extends SqlClient = SqlClient> extends BaseRpcConte
     return this.init.tx;
   }
 
+  /**
+   * Runs `effect` once this event's transaction has committed: for process-local side effects
+   * that must not happen for a rolled-back attempt (metrics, caches). It never runs on failure,
+   * and an exception it throws is logged and ignored; anything durable belongs in `tx`.
+   */
+  afterCommit(effect: () => void): void {
+    this.committed.push(effect);
+  }
+
+  /** The effects registered with `afterCommit`, for the runner to run after COMMIT. */
+  get afterCommitEffects(): readonly (() => void)[] {
+    return this.committed;
+  }
+
   /** Writes events to the outbox in this transaction; the relay publishes them after commit. */
   publish(events: PublishedEvent | readonly PublishedEvent[]): Promise<EventMetadata[]> {
     const list: readonly PublishedEvent[] = isList(events) ? events : [events];
@@ -73,13 +89,9 @@ export class EventContext<Tx extends SqlClient = SqlClient> extends BaseRpcConte
         correlationId: event.correlationId ?? metadata.correlationId,
         causationId: metadata.id,
       })),
-      {
-        source,
-        trace: {
-          ...(metadata.traceparent ? { traceparent: metadata.traceparent } : {}),
-          ...(metadata.tracestate ? { tracestate: metadata.tracestate } : {}),
-        },
-      },
+      // The trace context is the active one: this event's `process` span, so the next hop is
+      // its child.
+      { source },
     );
   }
 }

@@ -1,4 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
+import { context, trace } from '@opentelemetry/api';
+import { PipelineMetrics } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
 import type { EventMetadata } from '../envelope/event-envelope';
@@ -9,6 +11,8 @@ import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter } from './dead-letter';
 import { EventContext, type RecordPosition } from './event-context';
 import { claimInbox } from './inbox';
+import { withEventLogContext } from './event-log-context';
+import { contextFromHeaders, endSpan, startProcessSpan } from '../tracing/messaging-spans';
 
 export interface PendingEvent {
   readonly message: KafkaMessage;
@@ -110,8 +114,12 @@ export class EventRunner {
     for (;;) {
       if (attempt > 0) {
         const errorClass = classifyError(error);
-        logger.warn(
-          `${describe(event)} failed (attempt ${attempt}/${retry.attempts}, ${errorClass}): ${messageOf(error)}`,
+        withEventLogContext(
+          event,
+          () =>
+            void logger.warn(
+              `${describe(event)} failed (attempt ${attempt}/${retry.attempts}, ${errorClass}): ${messageOf(error)}`,
+            ),
         );
         if (attempt >= retry.attempts && isUnavailable(error)) {
           // Not this record's fault: fail the batch; it is fetched again once the consumer restarts.
@@ -124,6 +132,7 @@ export class EventRunner {
           return { ...letterOf(event), error: messageOf(error), errorClass, attempts: attempt };
         }
         counters.retried += 1;
+        PipelineMetrics.eventsRetried.inc(labelsOf(event));
         const delay = backoffDelay(attempt, retry);
         const waited = await waitWithHeartbeat(
           delay,
@@ -142,13 +151,15 @@ export class EventRunner {
 
   /** Claims the events in the inbox and runs the handlers of the new ones, in one transaction. */
   private async transaction(events: readonly PendingEvent[], attempt: number): Promise<TxOutcome> {
-    const { database, consumer, source, counters, logger, transactionTimeoutMs } = this.deps;
+    const { database, consumer, counters, logger, transactionTimeoutMs } = this.deps;
     let running: number | undefined;
+    let effects: (() => void)[] = [];
     try {
       const { processed, duplicates } = await database.$transaction(
         async (tx: SqlClient) => {
           const fresh = await claimInbox(tx, consumer, events);
-          let processed = 0;
+          const processed: PendingEvent[] = [];
+          effects = [];
           const duplicates: PendingEvent[] = [];
           for (const [k, event] of events.entries()) {
             // delete(): the same id twice in one batch is a duplicate too.
@@ -157,30 +168,79 @@ export class EventRunner {
               continue;
             }
             running = k;
-            const context = new EventContext({
-              metadata: event.metadata,
-              position: event.position,
-              attempt,
-              tx,
-              source,
-            });
-            await this.deps.invoke(event.metadata.type, event.payload, context);
+            effects.push(...(await this.handle(event, tx, attempt)));
             running = undefined;
-            processed += 1;
+            processed.push(event);
           }
           return { processed, duplicates };
         },
         { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },
       );
-      counters.processed += processed;
+      counters.processed += processed.length;
       counters.deduplicated += duplicates.length;
-      for (const event of duplicates) logger.debug?.(`${describe(event)} already processed: skipped`);
+      if (processed.length > 0) PipelineMetrics.transactionSize.observe(processed.length);
+      for (const event of processed) PipelineMetrics.eventsProcessed.inc(labelsOf(event));
+      for (const effect of effects) {
+        try {
+          effect();
+        } catch (error) {
+          logger.error(`an after-commit effect threw: ${messageOf(error)}`);
+        }
+      }
+      for (const event of duplicates) {
+        PipelineMetrics.eventsDeduplicated.inc(labelsOf(event));
+        withEventLogContext(
+          event,
+          () => void logger.debug?.(`${describe(event)} already processed: skipped`),
+        );
+      }
       return { ok: true };
     } catch (error) {
       return { ok: false, error, ...(running === undefined ? {} : { failedAt: running }) };
     }
   }
+
+  /**
+   * Runs one event's handler inside its `process <topic>` span (the child of the span that sent
+   * the record) and its log context, so the handler's queries, the events it publishes and every
+   * line it logs belong to the order's trace.
+   */
+  private async handle(
+    event: PendingEvent,
+    tx: SqlClient,
+    attempt: number,
+  ): Promise<readonly (() => void)[]> {
+    const { metadata, position } = event;
+    const span = startProcessSpan(contextFromHeaders(event.message.headers), {
+      ...position,
+      group: this.deps.consumer,
+      eventId: metadata.id,
+      eventType: metadata.type,
+      attempt,
+    });
+    const eventContext = new EventContext({ metadata, position, attempt, tx, source: this.deps.source });
+    const stopTimer = PipelineMetrics.handlerDuration.startTimer(labelsOf(event));
+    try {
+      await withEventLogContext(
+        event,
+        () => this.deps.invoke(metadata.type, event.payload, eventContext),
+        trace.setSpan(context.active(), span),
+      );
+      endSpan(span);
+      return eventContext.afterCommitEffects;
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    } finally {
+      stopTimer();
+    }
+  }
 }
+
+export const labelsOf = (event: PendingEvent): { topic: string; type: string } => ({
+  topic: event.position.topic,
+  type: event.metadata.type,
+});
 
 const letterOf = (event: PendingEvent): Pick<DeadLetter, 'topic' | 'partition' | 'message'> => ({
   topic: event.position.topic,

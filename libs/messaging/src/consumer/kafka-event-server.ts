@@ -1,8 +1,10 @@
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
+import { beforeScrape } from '@pipeline/observability';
 import type { Consumer } from 'kafkajs';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { SqlClient } from '../database/sql-client';
 import { BatchProcessor } from './batch-processor';
+import { ConsumerLagReader } from './consumer-lag';
 import {
   emptyCounters,
   type ConsumerCounters,
@@ -51,6 +53,8 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
   private readonly main: SupervisedConsumer;
   private readonly deadLetterLog: SupervisedConsumer | undefined;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
+  private readonly lag: ConsumerLagReader;
+  private unregisterLag: (() => void) | undefined;
 
   constructor(options: KafkaEventServerOptions<Tx>) {
     super();
@@ -58,6 +62,7 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
     this.options = resolved;
     const { kafka, groupId, logger } = resolved;
     this.deadLetters = new DeadLetterPublisher(kafka, resolved.deadLetterTopic, groupId);
+    this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics);
     const runner = new EventRunner({
       consumer: groupId,
       source: resolved.source,
@@ -131,8 +136,10 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
   /** Stops fetching, lets the batch in hand finish and commit, then disconnects. */
   async close(): Promise<void> {
     this._status$.next('stopping');
+    this.unregisterLag?.();
+    this.unregisterLag = undefined;
     await Promise.all([this.main.stop(), this.deadLetterLog?.stop()]);
-    await this.deadLetters.disconnect();
+    await Promise.all([this.deadLetters.disconnect(), this.lag.close()]);
     this._status$.next('stopped');
   }
 
@@ -177,6 +184,7 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
     this._status$.next('starting');
     await this.deadLetters.connect();
     await Promise.all([this.main.start(), this.deadLetterLog?.start()]);
+    this.unregisterLag = beforeScrape(() => this.lag.refresh());
     this._status$.next('running');
     const handled = [...this.getHandlers().entries()]
       .filter(([, handler]) => handler.isEventHandler)

@@ -1,5 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import type { Span } from '@opentelemetry/api';
+import { PipelineMetrics } from '@pipeline/observability';
 import type { Producer } from 'kafkajs';
+import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
 import {
   DELETE_OUTBOX_ROWS,
   SELECT_OUTBOX_BATCH,
@@ -149,12 +152,22 @@ export class OutboxRelay {
     }
     if (!connection.alive) throw new RelayFailure('database', new Error('database session lost'));
     const producer = await attempt('broker', () => this.connectProducer());
+    const { traced, spans } = this.startSendSpans(rows);
     const sentAt = performance.now();
-    await attempt('broker', () =>
-      producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(rows, this.options.topicPrefix) }),
-    );
+    try {
+      await attempt('broker', () =>
+        producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(traced, this.options.topicPrefix) }),
+      );
+    } catch (error) {
+      for (const span of spans) endSpan(span, error);
+      throw error;
+    }
     const latencyMs = performance.now() - sentAt;
+    for (const span of spans) endSpan(span);
     await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [rows.map((row) => row.id)]));
+    PipelineMetrics.relayBatchSize.observe(rows.length);
+    PipelineMetrics.relayPublishDuration.observe(latencyMs / 1000);
+    for (const row of rows) PipelineMetrics.relayPublished.inc({ topic: row.topic });
     this.failures = 0;
     this.counters.published += rows.length;
     this.counters.batches += 1;
@@ -166,6 +179,26 @@ export class OutboxRelay {
       this.logger.error(`${this.name}: onPublished threw: ${messageOf(error)}`);
     }
     return rows.length;
+  }
+
+  /**
+   * One `send <topic>` span per row, continuing the trace stored with the row; the record carries
+   * the span's own context so the consumer's span becomes its child.
+   */
+  private startSendSpans(rows: readonly OutboxRow[]): { traced: OutboxRow[]; spans: Span[] } {
+    const spans: Span[] = [];
+    const traced = rows.map((row) => {
+      const span = startSendSpan(contextFromHeaders(row.headers), {
+        topic: (this.options.topicPrefix ?? '') + row.topic,
+        eventId: row.event_id,
+        eventType: row.type,
+        key: row.key,
+        tombstone: row.payload === null,
+      });
+      spans.push(span);
+      return { ...row, headers: { ...row.headers, ...spanHeaders(span) } };
+    });
+    return { traced, spans };
   }
 
   private async connect(): Promise<RelayConnection> {

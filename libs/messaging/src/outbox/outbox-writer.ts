@@ -1,3 +1,4 @@
+import { traceHeaders } from '@pipeline/observability';
 import type { SqlClient } from '../database/sql-client';
 import {
   encodeHeaders,
@@ -9,7 +10,10 @@ import {
 export interface OutboxWriteOptions {
   /** The producing service, e.g. `order-service` (CloudEvents `source`). */
   readonly source: string;
-  /** W3C trace context of the transaction writing the rows, carried onto the records. */
+  /**
+   * W3C trace context carried onto the records. Defaults to the active context: the HTTP
+   * request's span, or the `process` span of the event being handled.
+   */
   readonly trace?: Pick<EventMetadata, 'traceparent' | 'tracestate'>;
 }
 
@@ -27,8 +31,9 @@ export async function writeToOutbox(
   const written: EventMetadata[] = [];
   const values: unknown[] = [];
   const rows: string[] = [];
+  const trace = options.trace ?? traceHeaders();
   for (const event of events) {
-    const metadata = metadataOf(event, options.source, options.trace);
+    const metadata = metadataOf(event, options.source, trace);
     written.push(metadata);
     const n = values.length;
     rows.push(`($${n + 1}::uuid, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}::jsonb)`);

@@ -4,9 +4,12 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { z } from 'zod';
 import { EventErrorFilter, KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
-import { createServiceLogger } from '@pipeline/observability';
+import { createServiceLogger, initMetrics } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { ConfigError, loadConfig } from '../config/load-config';
+import { httpMetricsMiddleware } from '../http/http-metrics.middleware';
+import { RouteSpanInterceptor } from '../http/route-span.interceptor';
+import { traceResponseMiddleware } from '../http/trace-response.middleware';
 
 export interface RunServiceOptions<Schema extends z.ZodType<BaseConfig>> {
   /** Short service name: `order`, `payment`, ... */
@@ -31,8 +34,10 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
     process.exit(1);
   }
 
+  const service = `${options.service}-service`;
+  initMetrics(service);
   const logger = createServiceLogger({
-    service: `${options.service}-service`,
+    service,
     level: config.LOG_LEVEL,
     json: config.LOG_FORMAT === 'json',
   });
@@ -43,8 +48,12 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
       bufferLogs: true,
       bodyParser: false,
     });
+    // Ahead of the body parser, so requests it rejects are counted and carry their trace id too.
+    app.use(httpMetricsMiddleware, traceResponseMiddleware);
     // Bodies over 64 KiB get 413, malformed JSON 400: both answered as JSON by Nest.
     app.useBodyParser('json', { limit: '64kb' });
+    // Before init(): Nest binds global interceptors to the routes when it registers them.
+    app.useGlobalInterceptors(new RouteSpanInterceptor());
     app.enableShutdownHooks();
     // init() first: module hooks connect the database and provision the topics the consumer
     // subscribes to. Kafka consumption is a Nest microservice (custom transport) in this process.

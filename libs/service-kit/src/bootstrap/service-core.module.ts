@@ -1,4 +1,4 @@
-import { type DynamicModule, Logger, Module } from '@nestjs/common';
+import { type DynamicModule, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { Kafka } from 'kafkajs';
@@ -15,12 +15,22 @@ import {
   type OutboxRelayServiceOptions,
 } from '@pipeline/messaging';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
+import { shutdownTelemetry } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { DatabaseModule } from '../database/database.module';
 import { DATABASE, type DatabaseClient, type PrismaClientClass } from '../database/database.tokens';
 import { HealthController } from '../health/health.controller';
 import { OutboxHealthIndicator } from '../health/outbox.health';
+import { MetricsController } from '../metrics/metrics.controller';
+import {
+  SCRAPE_TIME_GAUGES_OPTIONS,
+  ScrapeTimeGauges,
+  type ScrapeTimeGaugesOptions,
+} from '../metrics/scrape-time-gauges';
 import { SERVICE_CONFIG } from './service.tokens';
+
+/** Docker stops a container 10 s after SIGTERM; the consumer and the relay need most of them. */
+const TELEMETRY_FLUSH_MS = 3_000;
 
 export interface ServiceCoreOptions<Config extends BaseConfig> {
   /** Short service name: `order`, `payment`, ... */
@@ -34,10 +44,10 @@ export interface ServiceCoreOptions<Config extends BaseConfig> {
 
 /**
  * What every service has: its typed config, its database, Kafka, the outbox relay, the event
- * consumer (inbox, retries, dead letters) and health endpoints.
+ * consumer (inbox, retries, dead letters), health endpoints and `GET /metrics`.
  */
 @Module({})
-export class ServiceCoreModule {
+export class ServiceCoreModule implements OnApplicationShutdown {
   static forRoot<Config extends BaseConfig>(options: ServiceCoreOptions<Config>): DynamicModule {
     const { config, service } = options;
     const relayOptions: OutboxRelayServiceOptions = {
@@ -49,6 +59,7 @@ export class ServiceCoreModule {
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
     };
     const prefix = config.KAFKA_TOPIC_PREFIX;
+    const gaugesOptions: ScrapeTimeGaugesOptions = { deadLetterTopic: prefix + deadLetterTopic(service) };
     return {
       module: ServiceCoreModule,
       global: true,
@@ -69,7 +80,7 @@ export class ServiceCoreModule {
           topicPrefix: prefix,
         }),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: SERVICE_CONFIG, useValue: config },
         { provide: OUTBOX_RELAY_OPTIONS, useValue: relayOptions },
@@ -96,8 +107,34 @@ export class ServiceCoreModule {
         },
         ConsumerHealthIndicator,
         OutboxHealthIndicator,
+        { provide: SCRAPE_TIME_GAUGES_OPTIONS, useValue: gaugesOptions },
+        ScrapeTimeGauges,
       ],
       exports: [SERVICE_CONFIG, KAFKA_EVENT_SERVER, OutboxRelayService],
     };
+  }
+
+  /**
+   * Flushes the spans still buffered. Nest calls this after closing the consumer and after this
+   * module's providers (the outbox relay's last batch), so their spans are exported too. An
+   * unreachable trace backend costs at most a few seconds and never fails the shutdown.
+   */
+  async onApplicationShutdown(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`not done within ${TELEMETRY_FLUSH_MS} ms`)),
+        TELEMETRY_FLUSH_MS,
+      );
+    });
+    try {
+      await Promise.race([shutdownTelemetry(), timeout]);
+    } catch (error) {
+      new Logger('Telemetry').warn(
+        `spans not flushed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -1,0 +1,4 @@
+import { startTelemetry } from '@pipeline/observability';
+
+// Its own module, imported first by main.ts: the SDK must patch http and pg before they load.
+startTelemetry({ service: 'analytics-service' });

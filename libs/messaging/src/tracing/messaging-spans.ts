@@ -1,0 +1,128 @@
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  propagation,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type TextMapGetter,
+} from '@opentelemetry/api';
+
+/**
+ * Messaging spans after the OpenTelemetry semantic conventions (messaging, Kafka). The names are
+ * written out rather than imported from the conventions' `incubating` entry point, which its
+ * authors ask libraries not to depend on.
+ */
+export const MessagingAttributes = {
+  system: 'messaging.system',
+  destination: 'messaging.destination.name',
+  operationType: 'messaging.operation.type',
+  operationName: 'messaging.operation.name',
+  partition: 'messaging.destination.partition.id',
+  offset: 'messaging.kafka.offset',
+  consumerGroup: 'messaging.consumer.group.name',
+  messageId: 'messaging.message.id',
+  key: 'messaging.kafka.message.key',
+  tombstone: 'messaging.kafka.message.tombstone',
+  batchCount: 'messaging.batch.message_count',
+  eventType: 'cloudevents.event_type',
+} as const;
+
+const tracer = trace.getTracer('@pipeline/messaging');
+
+/** Kafka header values are Buffers (or arrays of them); an outbox row's are JSON values. */
+type HeaderValue = unknown;
+
+/** Reads W3C trace context from Kafka record headers (Buffers) or an outbox row's JSON headers. */
+const headerGetter: TextMapGetter<Record<string, HeaderValue>> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => {
+    const value = carrier[key];
+    if (value === null || value === undefined) return undefined;
+    const text = (item: unknown): string =>
+      Buffer.isBuffer(item) ? item.toString('utf8') : `${item as string}`;
+    return Array.isArray(value) ? value.map(text) : text(value);
+  },
+};
+
+/** The remote trace context a record or row carries; the root context when it carries none. */
+export function contextFromHeaders(headers: Record<string, HeaderValue> | null | undefined): Context {
+  return headers ? propagation.extract(ROOT_CONTEXT, headers, headerGetter) : ROOT_CONTEXT;
+}
+
+export interface SendSpanInit {
+  readonly topic: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly key: string | null;
+  readonly tombstone: boolean;
+}
+
+/**
+ * A PRODUCER span `send <topic>` continuing the trace of the transaction that wrote the outbox
+ * row; its context is what the record carries on, so the consumer's span is its child.
+ */
+export function startSendSpan(parent: Context, init: SendSpanInit): Span {
+  const attributes: Attributes = {
+    [MessagingAttributes.system]: 'kafka',
+    [MessagingAttributes.destination]: init.topic,
+    [MessagingAttributes.operationType]: 'send',
+    [MessagingAttributes.operationName]: 'send',
+    [MessagingAttributes.messageId]: init.eventId,
+    [MessagingAttributes.eventType]: init.eventType,
+  };
+  if (init.key !== null) attributes[MessagingAttributes.key] = init.key;
+  if (init.tombstone) attributes[MessagingAttributes.tombstone] = true;
+  return tracer.startSpan(`send ${init.topic}`, { kind: SpanKind.PRODUCER, attributes }, parent);
+}
+
+export interface ProcessSpanInit {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+  readonly group: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly attempt: number;
+}
+
+/**
+ * A CONSUMER span `process <topic>` as the child (not only a link) of the span that sent the
+ * record, so one order is one trace across services.
+ */
+export function startProcessSpan(parent: Context, init: ProcessSpanInit): Span {
+  const attributes: Attributes = {
+    [MessagingAttributes.system]: 'kafka',
+    [MessagingAttributes.destination]: init.topic,
+    [MessagingAttributes.operationType]: 'process',
+    [MessagingAttributes.operationName]: 'process',
+    [MessagingAttributes.partition]: String(init.partition),
+    [MessagingAttributes.offset]: Number(init.offset),
+    [MessagingAttributes.consumerGroup]: init.group,
+    [MessagingAttributes.messageId]: init.eventId,
+    [MessagingAttributes.eventType]: init.eventType,
+    'pipeline.attempt': init.attempt,
+  };
+  if (init.key !== null) attributes[MessagingAttributes.key] = init.key;
+  return tracer.startSpan(`process ${init.topic}`, { kind: SpanKind.CONSUMER, attributes }, parent);
+}
+
+/** Ends a span, marking it failed when `error` is given. */
+export function endSpan(span: Span, error?: unknown): void {
+  if (error !== undefined) {
+    const failure = error instanceof Error ? error : new Error(JSON.stringify(error));
+    span.recordException(failure);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+  }
+  span.end();
+}
+
+/** `traceparent`/`tracestate` of a span's context, to put on the record it sends. */
+export function spanHeaders(span: Span): Record<string, string> {
+  const carrier: Record<string, string> = {};
+  propagation.inject(trace.setSpan(ROOT_CONTEXT, span), carrier);
+  return carrier;
+}
