@@ -50,6 +50,14 @@ const ServiceSchema = z.object({
   healthcheck: z
     .object({ test: z.union([z.string(), z.array(z.string())]).optional(), disable: z.boolean().optional() })
     .optional(),
+  volumes: z
+    .array(
+      z.union([
+        z.string(),
+        z.object({ type: z.string().optional(), source: z.string().optional(), target: z.string() }),
+      ]),
+    )
+    .optional(),
 });
 type Service = z.infer<typeof ServiceSchema>;
 
@@ -136,6 +144,37 @@ function healthcheckCommand(name: string): string {
   const [kind, ...rest] = test;
   return kind === 'CMD' || kind === 'CMD-SHELL' ? rest.join(' ') : test.join(' ');
 }
+
+interface BindMount {
+  /** Host path relative to the repository root, as written (`./infra/...`). */
+  source: string;
+  target: string;
+}
+
+/** Mounts of host paths (`./x:/y[:ro]` or the long syntax); named volumes are left out. */
+function bindMountsOf(name: string): BindMount[] {
+  return (service(name).volumes ?? []).flatMap((entry): BindMount[] => {
+    if (typeof entry === 'object') {
+      return entry.source !== undefined && /^\.{0,2}\//.test(entry.source)
+        ? [{ source: entry.source, target: entry.target }]
+        : [];
+    }
+    const [source = '', target = ''] = interpolate(entry).split(':');
+    return /^\.{0,2}\//.test(source) ? [{ source, target }] : [];
+  });
+}
+
+/** The host file or directory mounted at `containerPath` (or above it) in `name`. */
+function hostPathOf(name: string, containerPath: string): string {
+  for (const { source, target } of bindMountsOf(name)) {
+    if (containerPath === target) return path.join(ROOT, source);
+    if (containerPath.startsWith(`${target}/`))
+      return path.join(ROOT, source, containerPath.slice(target.length));
+  }
+  throw new Error(`${name} mounts nothing at ${containerPath}`);
+}
+
+const readYaml = (file: string): unknown => parse(readFileSync(file, 'utf8'));
 
 interface DockerfileStage {
   image: string;
@@ -293,6 +332,75 @@ describe('docker-compose.yml', () => {
         owners.set(key, name);
       }
     }
+  });
+});
+
+describe('Prometheus and Grafana', () => {
+  it.each(['prometheus', 'grafana'])('%s runs a pinned image and mounts files that exist', (name) => {
+    expect(service(name).image).toMatch(/^[a-z0-9./-]+:v?\d+\.\d+\.\d+$/);
+    const mounts = bindMountsOf(name);
+    expect(mounts.length).toBeGreaterThan(0);
+    for (const { source } of mounts) {
+      expect(existsSync(path.join(ROOT, source)), `${name} mounts ${source}`).toBe(true);
+    }
+  });
+
+  it('publishes Prometheus on 9090 and Grafana on 3030 (3000 is order-service), loopback only', () => {
+    expect(portsOf('prometheus')).toEqual([
+      expect.objectContaining({ hostIp: '127.0.0.1', hostPort: 9090, containerPort: 9090 }),
+    ]);
+    expect(portsOf('grafana')).toEqual([
+      expect.objectContaining({ hostIp: '127.0.0.1', hostPort: 3030, containerPort: 3000 }),
+    ]);
+  });
+
+  it('scrapes GET /metrics of exactly the five services, at the ports compose gives them, every 5 s', () => {
+    const config = z
+      .object({
+        global: z.object({ scrape_interval: z.string() }),
+        scrape_configs: z.array(
+          z.object({
+            metrics_path: z.string().optional(),
+            static_configs: z.array(z.object({ targets: z.array(z.string()) })),
+          }),
+        ),
+      })
+      .parse(readYaml(hostPathOf('prometheus', '/etc/prometheus/prometheus.yml')));
+    expect(config.global.scrape_interval).toBe('5s');
+    for (const job of config.scrape_configs) expect(job.metrics_path ?? '/metrics').toBe('/metrics');
+    const targets = config.scrape_configs.flatMap((job) => job.static_configs.flatMap((c) => c.targets));
+    expect(targets.sort()).toEqual(APP_SERVICES.map(({ name }) => `${name}:${envOf(name).PORT}`).sort());
+  });
+
+  it('provisions Grafana with the Prometheus service as data source and the dashboard directory', () => {
+    const datasources = z
+      .object({ datasources: z.array(z.object({ type: z.string(), uid: z.string(), url: z.string() })) })
+      .parse(readYaml(hostPathOf('grafana', '/etc/grafana/provisioning/datasources/prometheus.yml')));
+    const [prometheus] = datasources.datasources.filter((source) => source.type === 'prometheus');
+    const url = new URL(prometheus?.url ?? '');
+    expect(url.hostname).toBe('prometheus');
+    expect(Number(url.port)).toBe(portsOf('prometheus')[0]?.containerPort);
+
+    const providers = z
+      .object({ providers: z.array(z.object({ options: z.object({ path: z.string() }) })) })
+      .parse(readYaml(hostPathOf('grafana', '/etc/grafana/provisioning/dashboards/dashboards.yml')));
+    for (const provider of providers.providers) {
+      const dashboards = hostPathOf('grafana', provider.options.path);
+      expect(existsSync(path.join(dashboards, 'order-pipeline.json')), dashboards).toBe(true);
+    }
+    // Every dashboard query names the data source by the uid provisioned here.
+    const dashboard = readRepoFile('infra/grafana/dashboards/order-pipeline.json');
+    for (const [, uid] of dashboard.matchAll(/"uid":\s*"([^"]+)"/g)) {
+      if (uid !== 'order-pipeline') expect(uid).toBe(prometheus?.uid);
+    }
+  });
+
+  it('lets anyone view the dashboard without logging in, read-only', () => {
+    expect(envOf('grafana')).toMatchObject({
+      GF_AUTH_ANONYMOUS_ENABLED: 'true',
+      GF_AUTH_ANONYMOUS_ORG_ROLE: 'Viewer',
+    });
+    expect(dependsOn('grafana')).toMatchObject({ prometheus: 'service_healthy' });
   });
 });
 
