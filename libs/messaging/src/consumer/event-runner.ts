@@ -10,7 +10,8 @@ import { backoffDelay, waitWithHeartbeat, type RetryOptions } from '../retry/bac
 import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter } from './dead-letter';
 import { EventContext, type RecordPosition } from './event-context';
-import { claimInbox } from './inbox';
+import { claimInbox, lockKeys } from './inbox';
+import { insertOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
 import { withEventLogContext } from './event-log-context';
 import { contextFromHeaders, endSpan, startProcessSpan } from '../tracing/messaging-spans';
 
@@ -157,8 +158,13 @@ export class EventRunner {
     try {
       const { processed, duplicates } = await database.$transaction(
         async (tx: SqlClient) => {
+          await lockKeys(
+            tx,
+            events.map((event) => event.position.key),
+          );
           const fresh = await claimInbox(tx, consumer, events);
           const processed: PendingEvent[] = [];
+          const outbox: OutboxRowDraft[] = [];
           effects = [];
           const duplicates: PendingEvent[] = [];
           for (const [k, event] of events.entries()) {
@@ -168,10 +174,13 @@ export class EventRunner {
               continue;
             }
             running = k;
-            effects.push(...(await this.handle(event, tx, attempt)));
+            effects.push(...(await this.handle(event, tx, attempt, outbox)));
             running = undefined;
             processed.push(event);
           }
+          // Every event's published rows in one statement (a failure here belongs to no handler:
+          // the runner then isolates the events and finds the culprit).
+          await insertOutboxRows(tx, outbox);
           return { processed, duplicates };
         },
         { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },
@@ -209,6 +218,7 @@ export class EventRunner {
     event: PendingEvent,
     tx: SqlClient,
     attempt: number,
+    outbox: OutboxRowDraft[],
   ): Promise<readonly (() => void)[]> {
     const { metadata, position } = event;
     const span = startProcessSpan(contextFromHeaders(event.message.headers), {
@@ -218,7 +228,14 @@ export class EventRunner {
       eventType: metadata.type,
       attempt,
     });
-    const eventContext = new EventContext({ metadata, position, attempt, tx, source: this.deps.source });
+    const eventContext = new EventContext({
+      metadata,
+      position,
+      attempt,
+      tx,
+      source: this.deps.source,
+      outbox,
+    });
     const stopTimer = PipelineMetrics.handlerDuration.startTimer(labelsOf(event));
     try {
       await withEventLogContext(
