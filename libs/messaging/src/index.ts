@@ -22,3 +22,4 @@ export * from './health/consumer.health';
 export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
 export { queryBacklog } from './outbox/outbox-table';
+export { lockKeys } from './consumer/inbox';

@@ -32,3 +32,23 @@ export async function claimInbox(
   );
   return new Set(claimed.map((row) => row.event_id));
 }
+
+/** The advisory-lock namespace (first key) of record keys: 'KEYS'. */
+const KEY_LOCK_SPACE = 0x4b455953;
+
+/**
+ * Takes a transaction-level advisory lock per distinct record key, in one global order. Events of
+ * one order arrive on several topics (payments and inventory for order-service) whose partitions
+ * are consumed concurrently; without this, two chunks sharing orders would lock their rows in
+ * different orders and deadlock. With it, the second chunk waits for the first to commit.
+ */
+export async function lockKeys(tx: SqlClient, keys: readonly (string | null)[]): Promise<void> {
+  const distinct = [...new Set(keys.filter((key): key is string => key !== null))];
+  if (distinct.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `SELECT pg_advisory_xact_lock($1::int, h)
+       FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest($2::text[]) AS k ORDER BY h) AS ordered`,
+    KEY_LOCK_SPACE,
+    distinct,
+  );
+}
