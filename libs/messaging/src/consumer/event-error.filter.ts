@@ -1,8 +1,12 @@
-import { Catch, type ArgumentsHost } from '@nestjs/common';
+import { Catch, ServiceUnavailableException, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { throwError, type Observable } from 'rxjs';
+import { isUnavailable } from '../errors/classify-error';
 import { EventContext } from './event-context';
+
+/** Prisma's "Transaction API error": no pooled connection freed up within `maxWait`. */
+const TRANSACTION_START_TIMEOUT = 'P2028';
 
 /**
  * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default
@@ -19,6 +23,18 @@ export class EventErrorFilter extends BaseExceptionFilter {
   private readonly rpcFallback = new BaseRpcExceptionFilter();
 
   override catch(exception: unknown, host: ArgumentsHost): Observable<unknown> | void {
+    if (host.getType() === 'http' && isOverloadedOrDown(exception)) {
+      // Not the client's fault and not a bug: 503 with Retry-After, so clients back off and retry
+      // (with the same Idempotency-Key, nothing is done twice).
+      host
+        .switchToHttp()
+        .getResponse<{ setHeader(name: string, value: string): void }>()
+        .setHeader('Retry-After', '1');
+      return super.catch(
+        new ServiceUnavailableException('the database is unavailable or overloaded; retry shortly'),
+        host,
+      );
+    }
     if (host.getType() !== 'rpc') return super.catch(exception, host);
     if (host.switchToRpc().getContext() instanceof EventContext) return throwError(() => exception);
     return this.rpcFallback.catch(exception, host);
@@ -44,4 +60,11 @@ export function unwrapHandlerError(error: unknown): Error {
     );
   }
   return new Error(String(error));
+}
+
+function isOverloadedOrDown(error: unknown): boolean {
+  if (isUnavailable(error)) return true;
+  return (
+    typeof error === 'object' && error !== null && 'code' in error && error.code === TRANSACTION_START_TIMEOUT
+  );
 }

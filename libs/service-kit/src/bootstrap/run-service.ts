@@ -55,11 +55,13 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
     // Before init(): Nest binds global interceptors to the routes when it registers them.
     app.useGlobalInterceptors(new RouteSpanInterceptor());
     app.enableShutdownHooks();
+    // Before init(), which binds the HTTP routes to the global filters of that moment: event
+    // handlers' errors reach the failure policy unchanged (fatal vs retriable), and an HTTP
+    // request the database cannot serve gets 503 with Retry-After instead of 500.
+    app.useGlobalFilters(new EventErrorFilter(app.getHttpAdapter()));
     // init() first: module hooks connect the database and provision the topics the consumer
     // subscribes to. Kafka consumption is a Nest microservice (custom transport) in this process.
     await app.init();
-    // Event handlers' errors reach the failure policy unchanged (fatal vs retriable).
-    app.useGlobalFilters(new EventErrorFilter(app.getHttpAdapter()));
     app.connectMicroservice(
       { strategy: app.get<KafkaEventServer>(KAFKA_EVENT_SERVER) },
       { inheritAppConfig: true },

@@ -67,7 +67,12 @@ export class ServiceCoreModule implements OnApplicationShutdown {
         TerminusModule.forRoot({ errorLogStyle: 'json', gracefulShutdownTimeoutMs: 0 }),
         DatabaseModule.forRoot({
           createClient: () =>
-            new options.prismaClient({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL }) }),
+            new options.prismaClient({
+              adapter: new PrismaPg({
+                connectionString: config.DATABASE_URL,
+                max: config.DATABASE_POOL_SIZE,
+              }),
+            }),
         }),
         KafkaModule.forRoot({
           brokers: config.KAFKA_BROKERS,

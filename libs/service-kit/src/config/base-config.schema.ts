@@ -28,6 +28,8 @@ export const baseConfigSchema = (defaults: { port: number }) =>
   z.object({
     PORT: z.coerce.number().int().min(1).max(65_535).default(defaults.port),
     DATABASE_URL: postgresUrl,
+    /** Connections of the service's pool, shared by HTTP requests and consumer transactions. */
+    DATABASE_POOL_SIZE: positiveInt(10),
     KAFKA_BROKERS: brokerList,
     KAFKA_CLIENT_ID: z.string().min(1).optional(),
     /** Prepended to every topic at the Kafka edge (test isolation); empty in real deployments. */
