@@ -15,7 +15,10 @@ export interface OutboxRelayOptions {
   readonly kafka: Kafka;
   /** Rows per SELECT / sendBatch / DELETE. Default 500. */
   readonly batchSize?: number;
-  /** How long to wait after a NOTIFY before reading, so a busy pipeline batches. Default 5. */
+  /**
+   * How long to wait after a NOTIFY before reading, so a busy pipeline batches. Only while the
+   * previous batch carried more than one row: a quiet pipeline publishes at once. Default 5.
+   */
   readonly lingerMs?: number;
   /** Polling fallback (missed NOTIFYs) and the follower's lock retry. Default 1000. */
   readonly pollIntervalMs?: number;

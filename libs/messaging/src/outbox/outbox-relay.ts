@@ -138,7 +138,9 @@ export class OutboxRelay {
       }
       if (flushing) return true;
       const notified = await this.wake.wait(this.pollIntervalMs);
-      if (notified && this.lingerMs > 0 && !this.stopRequested) await sleep(this.lingerMs);
+      // Linger only under load (the last batch had company): one row at a time goes out at once.
+      const busy = this.counters.lastBatchSize > 1;
+      if (notified && busy && this.lingerMs > 0 && !this.stopRequested) await sleep(this.lingerMs);
     }
   }
 
