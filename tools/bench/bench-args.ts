@@ -58,7 +58,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
     steps: values.steps
       ? list(values.steps)
       : quick
-        ? [50, 100, 200, 400, 800, 1200]
+        ? [25, 50, 100, 200, 400, 800, 1200]
         : [50, 100, 200, 300, 400, 600, 800, 1000, 1200, 1500],
     stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 12 : 25,
     drainSeconds: quick ? 15 : 30,

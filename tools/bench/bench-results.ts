@@ -37,6 +37,10 @@ export interface BenchResults {
   readonly sustainableRate: number;
   readonly halfRate?: StepResult;
   readonly maxRssMiB: Readonly<Record<string, number>>;
+  /** CPU of each process over 10 s with the stack ready and no load (polling, heartbeats). */
+  readonly idleCpu?: CpuUsage;
+  /** RSS of each service once ready, before any load. */
+  readonly rssAtReadyMiB: Readonly<Record<string, number>>;
   /** Kafka records per placed order: produced to all topics, and consumed over all groups. */
   readonly recordsPerOrder?: { readonly produced: number; readonly consumed: number };
   readonly kafka?: {

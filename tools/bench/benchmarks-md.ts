@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { PercentileSummary } from '../loadgen/latency-stats';
 import { lineChart } from '../loadgen/svg-chart';
 import type { BenchResults, StepResult } from './bench-results';
+import type { CpuUsage } from './proc-stats';
 
 const START = '<!-- bench:results:start (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
@@ -53,7 +54,7 @@ function plots(results: BenchResults): Record<string, string> {
   return { 'throughput.svg': throughput, 'latency.svg': latency, 'cpu-per-order.svg': cpu };
 }
 
-function cpuTable(step: StepResult | undefined, cores: number): string[] {
+function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | undefined): string[] {
   if (!step?.cpu) return ['(not measured)'];
   const { cpu, offered } = step;
   const orders = step.ordersInCpuWindow ?? offered * cpu.seconds;
@@ -68,10 +69,10 @@ function cpuTable(step: StepResult | undefined, cores: number): string[] {
     `The pipeline's processes used ${f1((total * 1000) / orders)} CPU ms per order: on ${cores} cores that is a CPU-bound ceiling of about ${f0((orders / total) * cores)} orders/s if nothing else ran.`,
     '',
     '',
-    '| process | CPU ms per order | share of one core |',
-    '| --- | ---: | ---: |',
+    '| process | CPU ms per order | share of one core | idle, no load |',
+    '| --- | ---: | ---: | ---: |',
     ...rows,
-    `| everything else on the machine | – | ${pct(cpu.other / cpu.seconds)} |`,
+    `| everything else on the machine | – | ${pct(cpu.other / cpu.seconds)} | ${idle ? pct(idle.other / idle.seconds) : '–'} |`,
   ];
 }
 
@@ -109,10 +110,13 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '',
     '### Where the CPU goes (at the highest sustainable rate)',
     '',
-    ...cpuTable(sustainable ?? half, m.cores),
+    ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
     '',
-    `Peak RSS (MiB): ${Object.entries(results.maxRssMiB)
-      .map(([name, mib]) => `${name} ${f0(mib)}`)
+    `RSS in MiB, peak during the run (once ready, before load): ${Object.entries(results.maxRssMiB)
+      .map(
+        ([name, mib]) =>
+          `${name} ${f0(mib)}${results.rssAtReadyMiB[name] ? ` (${f0(results.rssAtReadyMiB[name])})` : ''}`,
+      )
       .join(', ')}.`,
     '',
     '### Database work per order',

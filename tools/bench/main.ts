@@ -7,12 +7,13 @@ import { resolve } from 'node:path';
 import { createKafka } from '@pipeline/messaging';
 import { logLevel, type Admin } from 'kafkajs';
 import { DefaultGroups } from '../loadgen/args';
+import { readGroupLag } from '../loadgen/lag-monitor';
 import { BENCH_USAGE, parseBenchArgs, type BenchConfig } from './bench-args';
 import type { BenchResults, StepResult } from './bench-results';
 import { writeBenchmarks } from './benchmarks-md';
 import { describeMachine } from './machine';
 import { runLoadStep } from './load-step';
-import { CpuMeter, pidListeningOn, pidsByComm, RssWatcher, type CpuSnapshot } from './proc-stats';
+import { CpuMeter, pidListeningOn, rssMiB, RssWatcher, type CpuSnapshot, type CpuUsage } from './proc-stats';
 import { measureKafka, measurePostgres } from './reference-limits';
 import {
   databaseCounters,
@@ -88,12 +89,35 @@ async function sumEndOffsets(admin: Admin, prefix: string): Promise<Record<strin
   return sums;
 }
 
+/** Waits (bounded) until every service's group has caught up, so a step never inherits a backlog. */
+async function waitForCatchUp(admin: Admin, options: StackOptions, maxSeconds: number): Promise<number> {
+  const until = Date.now() + maxSeconds * 1000;
+  let lag = 0;
+  do {
+    lag = 0;
+    for (const [group, topics] of Object.entries(DefaultGroups))
+      lag += await readGroupLag(
+        admin,
+        options.groupPrefix + group,
+        topics.map((topic) => options.topicPrefix + topic),
+      ).catch(() => 0);
+    if (lag === 0) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  } while (Date.now() < until);
+  return lag;
+}
+
 async function pipeline(
   config: BenchConfig,
   options: StackOptions,
   outDir: string,
   admin: Admin,
-  results: { steps: StepResult[]; maxRssMiB: Record<string, number> },
+  results: {
+    steps: StepResult[];
+    maxRssMiB: Record<string, number>;
+    rssAtReadyMiB: Record<string, number>;
+    idle?: CpuUsage;
+  },
 ): Promise<{ sustainable: number; half?: StepResult; placed: number }> {
   const stack = new RunningStack(options);
   say(
@@ -103,23 +127,42 @@ async function pipeline(
   const kafkaPid = pidListeningOn(kafkaPort);
   const rss = new RssWatcher(() => ({ ...stack.pids(), ...(kafkaPid ? { kafka: kafkaPid } : {}) }));
   let loadgenPid: number | undefined;
+  // Only the backends serving the bench databases: the server may be shared with other work.
+  let backends: number[] = [];
+  const refreshBackends = async (): Promise<void> => {
+    backends = await withClient(options, 'postgres', async (c) =>
+      (
+        await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])', [
+          Services.map((s) => databaseName(options, s)),
+        ])
+      ).rows.map((r) => r.pid),
+    ).catch(() => backends);
+  };
+  const backendTimer = setInterval(() => void refreshBackends(), 2000);
   const meter = new CpuMeter([
     ...Services.map((s) => ({
       name: `${s}-service`,
       pids: () => (stack.pids()[s] ? [stack.pids()[s]!] : []),
     })),
     { name: 'kafka', pids: () => (kafkaPid ? [kafkaPid] : []) },
-    { name: 'postgres', pids: () => pidsByComm('postgres') },
+    { name: 'postgres (bench backends)', pids: () => backends },
     { name: 'loadgen', pids: () => (loadgenPid ? [loadgenPid] : []) },
   ]);
   let placed = 0;
   try {
     await stack.start();
+    await refreshBackends();
+    for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
     rss.start();
-    say('stack ready');
+    say('stack ready; measuring idle CPU for 10 s');
+    const idleFrom = meter.snapshot();
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    results.idle = meter.usage(idleFrom, meter.snapshot());
     const dbs = Services.map((s) => databaseName(options, s));
     const step = async (label: StepResult['label'], rate: number, seconds: number): Promise<StepResult> => {
       const name = `${label.replace(/[^a-z]/g, '')}-${rate}`;
+      const backlog = await waitForCatchUp(admin, options, 90);
+      if (backlog > 0) say(`  (still ${backlog} records behind after 90 s; starting anyway)`);
       say(`${label}: ${rate} orders/s for ${seconds} s`);
       let start: CpuSnapshot | undefined;
       let end: CpuSnapshot | undefined;
@@ -197,6 +240,7 @@ async function pipeline(
     const half = await step('half rate', halfRate, config.halfRateSeconds);
     return { sustainable, half, placed };
   } finally {
+    clearInterval(backendTimer);
     rss.stop();
     Object.assign(results.maxRssMiB, rss.maxMiB);
     say('stopping the services');
@@ -219,7 +263,7 @@ async function main(argv: string[]): Promise<number> {
   say(`report folder: reports/bench-${runId} (${config.quick ? 'quick' : 'full'} run)`);
 
   const postgresVersion = await withClient(options, 'postgres', async (c) =>
-    String((await c.query<{ v: string }>('SHOW server_version')).rows[0]?.v),
+    String((await c.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version),
   );
   const machine = describeMachine(repoRoot, postgresVersion);
   const kafka = createKafka(
@@ -231,6 +275,13 @@ async function main(argv: string[]): Promise<number> {
   const databases = [...Services.map((s) => databaseName(options, s)), databaseName(options, 'pgbench')];
   const steps: StepResult[] = [];
   const maxRssMiB: Record<string, number> = {};
+  const rssAtReadyMiB: Record<string, number> = {};
+  const collected: {
+    steps: StepResult[];
+    maxRssMiB: Record<string, number>;
+    rssAtReadyMiB: Record<string, number>;
+    idle?: CpuUsage;
+  } = { steps, maxRssMiB, rssAtReadyMiB };
   const errors: string[] = [];
   let outcome: { sustainable: number; half?: StepResult; placed: number } = { sustainable: 0, placed: 0 };
   let recordsPerOrder: BenchResults['recordsPerOrder'];
@@ -245,7 +296,7 @@ async function main(argv: string[]): Promise<number> {
     ]);
     if (!config.skip.has('pipeline')) {
       try {
-        outcome = await pipeline(config, options, outDir, admin, { steps, maxRssMiB });
+        outcome = await pipeline(config, options, outDir, admin, collected);
         const ends = await sumEndOffsets(admin, options.topicPrefix);
         const produced = Object.values(ends).reduce((a, b) => a + b, 0);
         const consumed = Object.values(DefaultGroups)
@@ -319,6 +370,8 @@ async function main(argv: string[]): Promise<number> {
     sustainableRate: outcome.sustainable,
     ...(outcome.half ? { halfRate: outcome.half } : {}),
     maxRssMiB,
+    rssAtReadyMiB,
+    ...(collected.idle ? { idleCpu: collected.idle } : {}),
     ...(recordsPerOrder ? { recordsPerOrder } : {}),
     ...(kafkaLimits ? { kafka: kafkaLimits } : {}),
     ...(pgbench ? { pgbench } : {}),

@@ -101,9 +101,9 @@ export class RunningStack {
     return pids;
   }
 
-  async start(): Promise<void> {
+  async start(services: readonly Service[] = Services): Promise<void> {
     const o = this.options;
-    for (const service of Services) {
+    for (const service of services) {
       const log = createWriteStream(`${o.logDir}/${service}-service.log`);
       const profile = o.cpuProfileDir
         ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfileDir}`, `--cpu-prof-name=${service}-service.cpuprofile`]
@@ -127,7 +127,7 @@ export class RunningStack {
       child.stderr?.pipe(log);
       this.processes.set(service, child);
     }
-    for (const service of Services) await this.waitReady(service);
+    for (const service of services) await this.waitReady(service);
   }
 
   private async waitReady(service: Service): Promise<void> {
