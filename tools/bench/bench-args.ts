@@ -8,6 +8,8 @@ export interface BenchConfig {
   readonly stepSeconds: number;
   readonly drainSeconds: number;
   readonly halfRateSeconds: number;
+  /** Seconds of no load to measure each process's idle CPU. */
+  readonly idleSeconds: number;
   readonly kafkaRecords: number;
   readonly pgbenchSeconds: number;
   readonly pgbenchClients: readonly number[];
@@ -58,12 +60,13 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
     steps: values.steps
       ? list(values.steps)
       : quick
-        ? [25, 50, 100, 200, 400, 800, 1200]
-        : [50, 100, 200, 300, 400, 600, 800, 1000, 1200, 1500],
-    stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 12 : 25,
+        ? [10, 25, 50, 100, 200, 400, 800, 1200]
+        : [10, 25, 50, 100, 200, 400, 600, 800, 1000, 1200, 1500],
+    stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 10 : 25,
     drainSeconds: quick ? 15 : 30,
     halfRateSeconds: quick ? 15 : 60,
-    kafkaRecords: quick ? 50_000 : 300_000,
+    idleSeconds: quick ? 5 : 10,
+    kafkaRecords: quick ? 30_000 : 300_000,
     pgbenchSeconds: quick ? 8 : 20,
     pgbenchClients: quick ? [4] : [1, 4, 8],
     skip: skip as BenchConfig['skip'],

@@ -154,15 +154,15 @@ async function pipeline(
     await refreshBackends();
     for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
     rss.start();
-    say('stack ready; measuring idle CPU for 10 s');
+    say(`stack ready; measuring idle CPU for ${config.idleSeconds} s`);
     const idleFrom = meter.snapshot();
-    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    await new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000));
     results.idle = meter.usage(idleFrom, meter.snapshot());
     const dbs = Services.map((s) => databaseName(options, s));
     const step = async (label: StepResult['label'], rate: number, seconds: number): Promise<StepResult> => {
       const name = `${label.replace(/[^a-z]/g, '')}-${rate}`;
-      const backlog = await waitForCatchUp(admin, options, 90);
-      if (backlog > 0) say(`  (still ${backlog} records behind after 90 s; starting anyway)`);
+      const backlog = await waitForCatchUp(admin, options, 60);
+      if (backlog > 0) say(`  (still ${backlog} records behind after 60 s; starting anyway)`);
       say(`${label}: ${rate} orders/s for ${seconds} s`);
       let start: CpuSnapshot | undefined;
       let end: CpuSnapshot | undefined;
