@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # npm run bench [-- --quick]: builds, starts what infrastructure is missing (Kafka, the mail sink),
 # runs the benchmark (tools/bench) against a fresh copy of the pipeline, and stops what it started.
-# BENCH_REUSE_INFRA=1: start nothing; use the Kafka at KAFKA_BROKERS and the SMTP server at
-# SMTP_URL that are already running (e.g. started from another checkout).
+# KAFKA_BROKERS (127.0.0.1:9092) and SMTP_URL (smtp://127.0.0.1:1025) say where they are; a
+# missing one is started on that port. BENCH_REUSE_INFRA=1: start nothing, whatever answers.
 LOG_PREFIX=bench
 source "$(dirname "$0")/lib/common.sh"
 
@@ -26,10 +26,27 @@ trap cleanup EXIT
 ensure_dependencies
 ensure_postgres
 build_all
-if [ "${BENCH_REUSE_INFRA:-0}" = 1 ]; then
-  log "BENCH_REUSE_INFRA=1: using the running Kafka at ${KAFKA_BROKERS:-127.0.0.1:9092}"
+# What already answers is used as it is (a developer's stack, or one from another checkout);
+# what does not is started here and stopped at the end.
+answers() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+export KAFKA_BROKERS="${KAFKA_BROKERS:-127.0.0.1:9092}" SMTP_URL="${SMTP_URL:-smtp://127.0.0.1:1025}"
+broker="${KAFKA_BROKERS%%,*}"
+smtp="${SMTP_URL#smtp://}"
+smtp="${smtp%%/*}"
+export KAFKA_PORT="${KAFKA_PORT:-${broker##*:}}" MAILDEV_SMTP_PORT="${MAILDEV_SMTP_PORT:-${smtp##*:}}"
+missing=()
+if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${broker%:*}" "${broker##*:}"; then
+  log "using the Kafka that answers at $broker"
 else
-  INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up kafka maildev
+  missing+=(kafka)
+fi
+if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${smtp%:*}" "${smtp##*:}"; then
+  log "using the SMTP server that answers at $smtp"
+else
+  missing+=(maildev)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up "${missing[@]}"
 fi
 # Kafka's perf tools need the broker jars; fetch them now (once), not in the middle of the run.
 bash infra/bin/kafka.sh fetch >/dev/null 2>&1 || true
