@@ -112,7 +112,7 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '',
     `Per-step HTML reports (timelines, lag, histograms): \`${reportDir}/\` (not committed).`,
     '',
-    '### Where the CPU goes (at the highest sustainable rate)',
+    `### Where the CPU goes (${sustainable ? 'at the highest sustainable rate' : 'in the half-rate step'})`,
     '',
     ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
     '',
@@ -160,11 +160,19 @@ export function renderSection(results: BenchResults, reportDir: string): string 
       '',
     );
   }
-  if (perOrder && results.sustainableRate > 0) {
-    const produced = perOrder.produced * results.sustainableRate;
-    const consumed = perOrder.consumed * results.sustainableRate;
+  // At the highest sustainable rate; when no step was sustainable, at the best rate delivered.
+  const delivered = Math.max(
+    0,
+    ...results.steps.filter((s) => s.label !== 'warm-up').map((s) => s.terminalPerSecond),
+  );
+  const rate = results.sustainableRate > 0 ? results.sustainableRate : Math.round(delivered * 10) / 10;
+  const at =
+    sustainable ?? results.steps.find((s) => s.label !== 'warm-up' && s.terminalPerSecond === delivered);
+  if (perOrder && rate > 0) {
+    const produced = perOrder.produced * rate;
+    const consumed = perOrder.consumed * rate;
     lines.push(
-      `### Ratios at ${results.sustainableRate} orders/s`,
+      `### Ratios at ${rate} orders/s${results.sustainableRate > 0 ? '' : ' (delivered, not sustainable)'}`,
       '',
       `Each order makes ${perOrder.produced} Kafka records and ${perOrder.consumed} consumed records (summed over consumer groups).`,
       '',
@@ -174,9 +182,9 @@ export function renderSection(results: BenchResults, reportDir: string): string 
             `- Kafka consume: ${f0(consumed)} records/s = ${pct(consumed / k.consumer.recordsPerSecond)} of the consumer tool.`,
           ]
         : []),
-      ...(bestPg && sustainable?.perOrder
+      ...(bestPg && at?.perOrder
         ? [
-            `- PostgreSQL: ${f1(Object.values(sustainable.perOrder).reduce((a, c) => a + c.commits, 0) * results.sustainableRate)} commits/s over the five databases = ${pct((Object.values(sustainable.perOrder).reduce((a, c) => a + c.commits, 0) * results.sustainableRate) / bestPg.tps)} of pgbench's best one-hop tps (${f0(bestPg.tps)}); ${f1(bestPg.tps / results.sustainableRate)} hop transactions per order would fit.`,
+            `- PostgreSQL: ${f1(Object.values(at.perOrder).reduce((a, c) => a + c.commits, 0) * rate)} commits/s over the five databases = ${pct((Object.values(at.perOrder).reduce((a, c) => a + c.commits, 0) * rate) / bestPg.tps)} of pgbench's best one-hop tps (${f0(bestPg.tps)}); ${f1(bestPg.tps / rate)} hop transactions per order would fit.`,
           ]
         : []),
       '',
