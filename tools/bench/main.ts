@@ -154,7 +154,12 @@ async function pipeline(
     await refreshBackends();
     for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
     rss.start();
-    say(`stack ready; measuring idle CPU for ${config.idleSeconds} s`);
+    // Right after start-up the services still join groups, relay the seeded catalogue and warm up
+    // their JIT: let that settle first, or "idle" is several times the steady cost.
+    say(
+      `stack ready; measuring idle CPU for ${config.idleSeconds} s after ${config.idleSeconds} s of settling`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000));
     const idleFrom = meter.snapshot();
     await new Promise((resolve) => setTimeout(resolve, config.idleSeconds * 1000));
     results.idle = meter.usage(idleFrom, meter.snapshot());
