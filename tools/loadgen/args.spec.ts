@@ -15,7 +15,16 @@ describe('parseConfig', () => {
     expect(c.baseUrl).toBe('http://127.0.0.1:3000');
     expect(c.drainSeconds).toBe(30);
     expect(c.groups).toEqual(DefaultGroups);
+    expect(c.lagIntervalMs).toBe(5000);
     expect(c.out).toBe('reports/loadgen-2026-11-30T10-00-00-000Z.json');
+  });
+
+  it('prefixes the default groups and reads the lag interval', () => {
+    const c = config('--group-prefix', 'bench-1.', '--lag-interval', '0.5');
+    expect(c.groups['bench-1.inventory-service']).toEqual(['payments']);
+    expect(Object.keys(c.groups)).toHaveLength(5);
+    expect(c.lagIntervalMs).toBe(500);
+    expect(() => config('--group-prefix', 'x', '--groups', 'a=orders')).toThrow(UsageError);
   });
 
   it('reads the stepped and closed models', () => {

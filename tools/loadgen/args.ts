@@ -27,6 +27,7 @@ export interface LoadgenConfig {
   readonly topicPrefix: string;
   /** Consumer group -> the (unprefixed) topics it consumes. */
   readonly groups: Readonly<Record<string, readonly string[]>>;
+  readonly lagIntervalMs: number;
   readonly drainSeconds: number;
   readonly checkEmails: boolean;
   readonly maildevUrl: string;
@@ -47,6 +48,8 @@ export const OPTIONS = {
   'kafka-brokers': { type: 'string' },
   'topic-prefix': { type: 'string' },
   groups: { type: 'string' },
+  'group-prefix': { type: 'string' },
+  'lag-interval': { type: 'string' },
   'drain-seconds': { type: 'string' },
   'check-emails': { type: 'boolean' },
   'maildev-url': { type: 'string' },
@@ -99,6 +102,14 @@ export function parseGroups(text: string): Record<string, string[]> {
   return groups;
 }
 
+function groupsOf(spec: string | undefined, prefix: string | undefined): Record<string, readonly string[]> {
+  if (spec !== undefined && prefix !== undefined)
+    throw new UsageError('--group-prefix applies to the default groups; name them in --groups instead');
+  if (spec !== undefined) return parseGroups(spec);
+  if (prefix === undefined) return DefaultGroups;
+  return Object.fromEntries(Object.entries(DefaultGroups).map(([group, topics]) => [prefix + group, topics]));
+}
+
 function arrivalModel(values: ReturnType<typeof parse>['values']): ArrivalModel {
   const chosen = (['rate', 'steps', 'closed'] as const).filter((option) => values[option] !== undefined);
   if (chosen.length > 1)
@@ -145,7 +156,8 @@ export function parseConfig(argv: string[], now: Date = new Date()): LoadgenConf
     seed: integer('seed', values.seed, Date.now() % 2 ** 31, 0),
     kafkaBrokers: brokers,
     topicPrefix: values['topic-prefix'] ?? process.env.KAFKA_TOPIC_PREFIX ?? '',
-    groups: values.groups !== undefined ? parseGroups(values.groups) : DefaultGroups,
+    groups: groupsOf(values.groups, values['group-prefix']),
+    lagIntervalMs: Math.round(number('lag-interval', values['lag-interval'], 5, 0.1) * 1000),
     drainSeconds: number('drain-seconds', values['drain-seconds'], 30, 0),
     checkEmails: values['check-emails'] ?? false,
     maildevUrl: (values['maildev-url'] ?? 'http://127.0.0.1:1080').replace(/\/+$/, ''),

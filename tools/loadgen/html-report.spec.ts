@@ -15,6 +15,7 @@ const config: LoadgenConfig = {
   kafkaBrokers: ['127.0.0.1:9092'],
   topicPrefix: '',
   groups: DefaultGroups,
+  lagIntervalMs: 5000,
   drainSeconds: 1,
   checkEmails: false,
   maildevUrl: 'http://127.0.0.1:1080',

@@ -55,7 +55,7 @@ async function execute(config: LoadgenConfig): Promise<LoadgenReport> {
       outstanding: load.tracker.outstanding,
       lag: lag.latest,
     }));
-    lag.start();
+    lag.start(config.lagIntervalMs);
     progress.start();
     try {
       await load.run();

@@ -17,8 +17,11 @@ Orders:
 Measurement:
   --kafka-brokers <list>   host:port,... (default KAFKA_BROKERS or 127.0.0.1:9092)
   --topic-prefix <p>       topic prefix of the stack under test (default KAFKA_TOPIC_PREFIX or none)
-  --groups <spec>          consumer groups whose lag to sample every 5 s, as
-                           group=topic+topic,... (default: the five services' groups)
+  --groups <spec>          consumer groups whose lag to sample, as group=topic+topic,...
+                           (default: the five services' groups)
+  --group-prefix <p>       the default groups, named <p><service>-service (a stack started with
+                           KAFKA_CONSUMER_GROUP=<p><service>-service, as npm run bench does)
+  --lag-interval <s>       seconds between lag samples (default 5)
   --drain-seconds <s>      wait this long after the load for terminal events (default 30)
   --check-emails           count emails per order in maildev (one expected per terminal event)
   --maildev-url <url>      default http://127.0.0.1:1080

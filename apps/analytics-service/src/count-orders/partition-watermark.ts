@@ -26,3 +26,17 @@ export async function advanceWatermark(
     SELECT (SELECT max_event_time FROM previous) AS previous`;
   return row?.previous ?? undefined;
 }
+
+/** Key of the transaction-level advisory lock every counting transaction holds (see below). */
+export const COUNT_ORDERS_LOCK_KEY = 0xa7a1_7c5;
+
+/**
+ * Makes counting transactions take turns. A transaction counts a whole chunk of a partition's
+ * events, upserting customer windows in arrival order; two partitions' chunks that share
+ * customers would lock the same window rows in different orders and deadlock (a one-second stall,
+ * then a whole chunk rolled back and redone). Queueing at the door once per transaction instead
+ * costs a round trip.
+ */
+export async function takeCountingTurn(tx: Prisma.TransactionClient): Promise<void> {
+  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1)', COUNT_ORDERS_LOCK_KEY);
+}

@@ -10,7 +10,7 @@ import { SERVICE_CONFIG } from '@pipeline/service-kit';
 import type { AnalyticsConfig } from '../config';
 import type { Prisma } from '../generated/prisma/client';
 import { isLate, type Window, windowOf } from '../windows/tumbling-window';
-import { advanceWatermark } from './partition-watermark';
+import { advanceWatermark, takeCountingTurn } from './partition-watermark';
 
 /** What one order event adds to its window. */
 export interface WindowChange {
@@ -37,6 +37,8 @@ interface WindowCounts {
 export class WindowCounter {
   private readonly logger = new Logger(WindowCounter.name);
   private readonly graceMs: number;
+  /** Transactions that already hold the counting turn (one chunk of events shares one). */
+  private readonly turns = new WeakSet<object>();
 
   constructor(@Inject(SERVICE_CONFIG) config: AnalyticsConfig) {
     this.graceMs = config.ANALYTICS_GRACE_MS;
@@ -48,6 +50,10 @@ export class WindowCounter {
     change: WindowChange,
   ): Promise<void> {
     const { tx, metadata } = ctx;
+    if (!this.turns.has(tx)) {
+      await takeCountingTurn(tx);
+      this.turns.add(tx);
+    }
     const eventTime = new Date(metadata.time);
     const window = windowOf(eventTime);
     const watermark = await advanceWatermark(tx, ctx.topic, ctx.partition, eventTime);

@@ -13,7 +13,7 @@ import type { EventContext } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { stockChanged, toStockLevel } from '../stock/stock-level';
 import { mergeLines, planReservation } from './reserve-stock.policy';
-import { lockStock, moveToReserved } from './reserve-stock.queries';
+import { claimAndReserve, claimRejected, lockStock, takeReservationTurn } from './reserve-stock.queries';
 
 /**
  * Reserves every item of a paid order, or none. Its effects (stock moved, the reservation, the
@@ -21,29 +21,32 @@ import { lockStock, moveToReserved } from './reserve-stock.queries';
  */
 @Controller()
 export class ReserveStockWhenPaymentAuthorized {
+  /** Transactions that already hold the reservation turn (one chunk of events shares one). */
+  private readonly turns = new WeakSet<object>();
+
   @EventPattern(PaymentAuthorizedEvent.type)
   async handle(
     @Payload() payment: PaymentAuthorizedPayload,
     @Ctx() ctx: EventContext<Prisma.TransactionClient>,
   ): Promise<void> {
     const { orderId } = payment;
+    const { tx } = ctx;
+    if (!this.turns.has(tx)) {
+      await takeReservationTurn(tx);
+      this.turns.add(tx);
+    }
     const lines = mergeLines(payment.items);
-    // Claim the order first: one reservation per order whatever is redelivered (also the same
-    // order under a new event id). A concurrent claim waits on the primary key, then finds the
-    // row and does nothing. The row says REJECTED until the reservation below succeeds.
-    const { count } = await ctx.tx.reservation.createMany({
-      data: { orderId, items: lines.map((line) => ({ ...line })), status: 'REJECTED' },
-      skipDuplicates: true,
-    });
-    if (count === 0) return;
-
     const locked = await lockStock(
-      ctx.tx,
+      tx,
       lines.map((line) => line.sku),
     );
     const plan = planReservation(lines, new Map(locked.map((row) => [row.sku, row.available])));
     const now = new Date().toISOString();
+    // The reservation row claims the order: one per order whatever is redelivered (also the same
+    // order under a new event id). A concurrent claim waits on the primary key, then finds the
+    // row and does nothing, so a redelivery neither moves stock nor publishes again.
     if (plan.status === 'REJECTED') {
+      if (!(await claimRejected(tx, orderId, lines))) return;
       const payload: StockRejectedPayload = {
         orderId,
         missingSkus: [...plan.missingSkus],
@@ -54,8 +57,8 @@ export class ReserveStockWhenPaymentAuthorized {
       return;
     }
 
-    const changed = await moveToReserved(ctx.tx, plan.lines);
-    await ctx.tx.reservation.update({ where: { orderId }, data: { status: 'RESERVED' } });
+    const changed = await claimAndReserve(tx, orderId, plan.lines);
+    if (changed.length === 0) return;
     // The order's own lines (each within the contract's 1..1000 units), not the merged ones.
     const payload: StockReservedPayload = {
       orderId,

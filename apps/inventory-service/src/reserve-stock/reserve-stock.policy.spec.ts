@@ -36,10 +36,10 @@ describe('planReservation', () => {
   it('reserves when every SKU has enough, exactly at the boundary too', () => {
     expect(
       planReservation(
-        [
+        mergeLines([
           { sku: 'SKU-A', quantity: 5 },
           { sku: 'SKU-B', quantity: 1 },
-        ],
+        ]),
         stock,
       ),
     ).toEqual({
@@ -54,10 +54,10 @@ describe('planReservation', () => {
   it('rejects the whole order when one SKU is short, naming only that SKU', () => {
     expect(
       planReservation(
-        [
+        mergeLines([
           { sku: 'SKU-A', quantity: 1 },
           { sku: 'SKU-B', quantity: 2 },
-        ],
+        ]),
         stock,
       ),
     ).toEqual({ status: 'REJECTED', missingSkus: ['SKU-B'] });
@@ -66,10 +66,10 @@ describe('planReservation', () => {
   it('counts duplicate lines together: 3 + 3 of a SKU with 5 is short', () => {
     expect(
       planReservation(
-        [
+        mergeLines([
           { sku: 'SKU-A', quantity: 3 },
           { sku: 'SKU-A', quantity: 3 },
-        ],
+        ]),
         stock,
       ),
     ).toEqual({ status: 'REJECTED', missingSkus: ['SKU-A'] });
@@ -78,12 +78,12 @@ describe('planReservation', () => {
   it('treats unknown and empty SKUs as out of stock, once each, sorted', () => {
     expect(
       planReservation(
-        [
+        mergeLines([
           { sku: 'SKU-UNKNOWN', quantity: 1 },
           { sku: 'SKU-ZERO', quantity: 1 },
           { sku: 'SKU-UNKNOWN', quantity: 1 },
           { sku: 'SKU-A', quantity: 1 },
-        ],
+        ]),
         stock,
       ),
     ).toEqual({ status: 'REJECTED', missingSkus: ['SKU-UNKNOWN', 'SKU-ZERO'] });

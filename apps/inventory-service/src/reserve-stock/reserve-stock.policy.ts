@@ -22,15 +22,15 @@ export function mergeLines(lines: readonly StockLine[]): StockLine[] {
 
 /**
  * All or none: the order is reserved only when every SKU has enough available units. A SKU the
- * inventory does not know counts as out of stock. `available` must hold the locked rows' values.
+ * inventory does not know counts as out of stock. `lines` must come from {@link mergeLines} (one
+ * line per SKU, sorted); `available` must hold the locked rows' values.
  */
 export function planReservation(
   lines: readonly StockLine[],
   available: ReadonlyMap<string, number>,
 ): ReservationPlan {
-  const merged = mergeLines(lines);
-  const missingSkus = merged
+  const missingSkus = lines
     .filter(({ sku, quantity }) => (available.get(sku) ?? 0) < quantity)
     .map(({ sku }) => sku);
-  return missingSkus.length > 0 ? { status: 'REJECTED', missingSkus } : { status: 'RESERVED', lines: merged };
+  return missingSkus.length > 0 ? { status: 'REJECTED', missingSkus } : { status: 'RESERVED', lines };
 }

@@ -1,0 +1,75 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchConfig {
+  readonly quick: boolean;
+  readonly warmup: { readonly rate: number; readonly seconds: number };
+  /** Offered rates tried in order until one is not sustainable. */
+  readonly steps: readonly number[];
+  readonly stepSeconds: number;
+  readonly drainSeconds: number;
+  readonly halfRateSeconds: number;
+  /** Seconds of no load to measure each process's idle CPU. */
+  readonly idleSeconds: number;
+  readonly kafkaRecords: number;
+  readonly pgbenchSeconds: number;
+  readonly pgbenchClients: readonly number[];
+  readonly skip: ReadonlySet<'pipeline' | 'kafka' | 'pgbench'>;
+  readonly writeBenchmarks: boolean;
+}
+
+export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--skip kafka,pgbench,pipeline] [--no-write]
+
+  --quick            about 2 minutes: short steps, fewer records (default: the full run, under 10 minutes)
+  --steps <list>     offered orders/s to try, in order, until one is not sustainable
+  --step-seconds <s> seconds of load per step
+  --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench
+  --no-write         do not rewrite BENCHMARKS.md (the report folder is written anyway)
+
+Environment: BENCH_REUSE_INFRA=1 uses an already running Kafka at KAFKA_BROKERS (default
+127.0.0.1:9092) instead of starting one; BENCH_PORT_BASE (3100), BENCH_DB_PREFIX (bench_);
+PG* for PostgreSQL.`;
+
+const list = (text: string): number[] =>
+  text.split(',').map((part) => {
+    const value = Number(part);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`not a positive number: "${part}"`);
+    return value;
+  });
+
+export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    strict: true,
+    options: {
+      quick: { type: 'boolean' },
+      steps: { type: 'string' },
+      'step-seconds': { type: 'string' },
+      skip: { type: 'string' },
+      'no-write': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return 'help';
+  const quick = values.quick ?? false;
+  const skip = new Set((values.skip ?? '').split(',').filter((s) => s !== ''));
+  for (const part of skip)
+    if (!['pipeline', 'kafka', 'pgbench'].includes(part)) throw new Error(`--skip: unknown part "${part}"`);
+  return {
+    quick,
+    warmup: quick ? { rate: 20, seconds: 8 } : { rate: 25, seconds: 20 },
+    steps: values.steps
+      ? list(values.steps)
+      : quick
+        ? [10, 25, 50, 100, 200, 400, 800, 1200]
+        : [10, 25, 50, 100, 200, 400, 600, 800, 1000, 1200, 1500],
+    stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 10 : 25,
+    drainSeconds: quick ? 15 : 30,
+    halfRateSeconds: quick ? 15 : 60,
+    idleSeconds: quick ? 5 : 10,
+    kafkaRecords: quick ? 30_000 : 300_000,
+    pgbenchSeconds: quick ? 8 : 20,
+    pgbenchClients: quick ? [4] : [1, 4, 8],
+    skip: skip as BenchConfig['skip'],
+    writeBenchmarks: !(values['no-write'] ?? false),
+  };
+}

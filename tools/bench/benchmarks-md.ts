@@ -1,0 +1,240 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import type { PercentileSummary } from '../loadgen/latency-stats';
+import { lineChart } from '../loadgen/svg-chart';
+import type { BenchResults, StepResult } from './bench-results';
+import type { CpuUsage } from './proc-stats';
+
+const START = '<!-- bench:results:start (written by npm run bench) -->';
+const END = '<!-- bench:results:end -->';
+const PLOTS = 'docs/benchmarks';
+
+const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
+const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
+const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
+const lat = (s: PercentileSummary): string =>
+  `${f0(s.p50)} / ${f0(s.p90)} / ${f0(s.p99)} / ${f0(s.p999)} / ${f0(s.max)}`;
+
+function plots(results: BenchResults): Record<string, string> {
+  const steps = results.steps.filter((s) => s.label === 'step');
+  const throughput = lineChart({
+    title: 'Offered rate vs what the pipeline delivered',
+    xLabel: 'offered orders/s',
+    yLabel: 'orders/s',
+    series: [
+      { name: 'offered', color: '#999', points: steps.map((s) => [s.offered, s.offered]) },
+      { name: 'placed (HTTP 202)', color: '#1f77b4', points: steps.map((s) => [s.offered, s.achieved]) },
+      {
+        name: 'terminal events',
+        color: '#2ca02c',
+        points: steps.map((s) => [s.offered, s.terminalPerSecond]),
+      },
+    ],
+  });
+  const latency = lineChart({
+    title: 'End-to-end latency (POST to order.confirmed/cancelled) per step',
+    xLabel: 'offered orders/s',
+    yLabel: 'ms',
+    series: [
+      { name: 'p50', color: '#2ca02c', points: steps.map((s) => [s.offered, s.e2e.p50]) },
+      { name: 'p99', color: '#ff7f0e', points: steps.map((s) => [s.offered, Math.min(s.e2e.p99, 5000)]) },
+    ],
+  });
+  const cpu = lineChart({
+    title: 'CPU ms per order, per process, per step',
+    xLabel: 'offered orders/s',
+    yLabel: 'CPU ms / order',
+    series: Object.keys(steps[0]?.cpu?.byGroup ?? {}).map((name, i) => ({
+      name,
+      color: ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'][i % 8]!,
+      points: steps
+        .filter((s) => s.cpu && s.ordersInCpuWindow)
+        .map((s) => [s.offered, ((s.cpu!.byGroup[name] ?? 0) * 1000) / s.ordersInCpuWindow!]),
+    })),
+  });
+  return { 'throughput.svg': throughput, 'latency.svg': latency, 'cpu-per-order.svg': cpu };
+}
+
+function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | undefined): string[] {
+  if (!step?.cpu) return ['(not measured)'];
+  const { cpu, offered } = step;
+  const orders = step.ordersInCpuWindow ?? offered * cpu.seconds;
+  // CPU above what the process burns with no load at all (polling, heartbeats, timers).
+  const marginalMs = (sec: number, name: string): number =>
+    (Math.max(0, sec - ((idle?.byGroup[name] ?? 0) / (idle?.seconds ?? 1)) * cpu.seconds) * 1000) / orders;
+  const rows = Object.entries(cpu.byGroup)
+    .sort(([, a], [, b]) => b - a)
+    .map(
+      ([name, sec]) =>
+        `| ${name} | ${f1((sec * 1000) / orders)} | ${idle ? f1(marginalMs(sec, name)) : '–'} | ${pct(sec / cpu.seconds)} | ${idle ? pct((idle.byGroup[name] ?? 0) / idle.seconds) : '–'} |`,
+    );
+  const total = Object.values(cpu.byGroup).reduce((a, b) => a + b, 0);
+  return [
+    `Over ${f0(cpu.seconds)} s at ${offered} orders/s offered, ${f0(orders)} orders placed; the machine was ${pct(cpu.machineBusy)} busy (all cores).`,
+    `The pipeline's processes used ${f1((total * 1000) / orders)} CPU ms per order: on ${cores} cores that is a CPU-bound ceiling of about ${f0((orders / total) * cores)} orders/s if nothing else ran.`,
+    '',
+    '',
+    '| process | CPU ms per order | above idle | share of one core | idle, no load |',
+    '| --- | ---: | ---: | ---: | ---: |',
+    ...rows,
+    `| everything else on the machine | – | – | ${pct(cpu.other / cpu.seconds)} | ${idle ? pct(idle.other / idle.seconds) : '–'} |`,
+  ];
+}
+
+export function renderSection(results: BenchResults, reportDir: string): string {
+  const m = results.machine;
+  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
+  const half = results.halfRate;
+  const k = results.kafka;
+  const perOrder = results.recordsPerOrder;
+  const bestPg = results.pgbench?.reduce((a, b) => (b.tps > a.tps ? b : a));
+  const lines: string[] = [
+    START,
+    '',
+    `## Results of the last run (${results.mode}, ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC)`,
+    '',
+    `Machine: ${m.cores} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os} (kernel ${m.kernel}); Node ${m.node}, Kafka ${m.kafka} (one KRaft node), PostgreSQL ${m.postgres}. Load average at start: ${m.loadAverageAtStart.join(', ')}. Tracing: ${results.tracing}.`,
+    '',
+    `**Highest sustainable rate: ${results.sustainableRate} orders/s** (lost 0, duplicated 0, e2e p99 ≤ 1 s, lag flat).`,
+    half
+      ? `At half of it (${half.offered} orders/s): e2e p50 ${f0(half.e2e.p50)} ms, p99 ${f0(half.e2e.p99)} ms (POST→order.confirmed p50 ${f0(half.e2eConfirmed.p50)} ms, p99 ${f0(half.e2eConfirmed.p99)} ms); lost ${half.lost}, duplicated ${half.duplicated}.`
+      : '',
+    '',
+    '| step | offered/s | placed/s | terminal/s | e2e ms p50 / p90 / p99 / p99.9 / max | HTTP p99 ms | lost | dup | max lag | verdict |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |',
+    ...results.steps.map(
+      (s) =>
+        `| ${s.label} | ${s.offered} | ${f1(s.achieved)} | ${f1(s.terminalPerSecond)} | ${lat(s.e2e)} | ${f0(s.http.p99)} | ${s.lost} | ${s.duplicated} | ${Math.max(0, ...Object.values(s.maxLagByGroup))} | ${s.verdict.sustainable ? 'kept up' : s.verdict.reasons.join('; ')} |`,
+    ),
+    '',
+    `![throughput](${PLOTS}/throughput.svg)`,
+    `![latency](${PLOTS}/latency.svg)`,
+    `![CPU per order](${PLOTS}/cpu-per-order.svg)`,
+    '',
+    `Per-step HTML reports (timelines, lag, histograms): \`${reportDir}/\` (not committed).`,
+    '',
+    `### Where the CPU goes (${sustainable ? 'at the highest sustainable rate' : 'in the half-rate step'})`,
+    '',
+    ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
+    '',
+    `RSS in MiB, peak during the run (once ready, before load): ${Object.entries(results.maxRssMiB)
+      .map(
+        ([name, mib]) =>
+          `${name} ${f0(mib)}${results.rssAtReadyMiB[name] ? ` (${f0(results.rssAtReadyMiB[name])})` : ''}`,
+      )
+      .join(', ')}.`,
+    '',
+    '### Database work per order',
+    '',
+    'Commits and row changes per placed order, from `pg_stat_database` over the same window:',
+    '',
+    '| database | commits | rollbacks | rows inserted | updated | deleted |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...Object.entries((sustainable ?? half)?.perOrder ?? {}).map(
+      ([db, c]) => `| ${db} | ${c.commits} | ${c.rollbacks} | ${c.inserted} | ${c.updated} | ${c.deleted} |`,
+    ),
+    '',
+    '### The machine’s own limits, measured in the same run',
+    '',
+  ];
+  if (k) {
+    lines.push(
+      `Kafka perf tools on the same broker, ${k.recordSize}-byte records, 6 partitions, acks=all:`,
+      '',
+      '| tool | records/s | MB/s | latency avg / p99 ms |',
+      '| --- | ---: | ---: | --- |',
+      `| producer, linger.ms=0 | ${f0(k.producer.linger0.recordsPerSecond)} | ${f1(k.producer.linger0.mbPerSecond)} | ${f0(k.producer.linger0.avgLatencyMs)} / ${f0(k.producer.linger0.p99Ms)} |`,
+      `| producer, linger.ms=20 | ${f0(k.producer.linger20.recordsPerSecond)} | ${f1(k.producer.linger20.mbPerSecond)} | ${f0(k.producer.linger20.avgLatencyMs)} / ${f0(k.producer.linger20.p99Ms)} |`,
+      `| consumer | ${f0(k.consumer.recordsPerSecond)} | ${f1(k.consumer.mbPerSecond)} | – |`,
+      '',
+      `Batching (linger.ms 20 vs 0) buys ×${(k.producer.linger20.recordsPerSecond / k.producer.linger0.recordsPerSecond).toFixed(2)} producer throughput here.`,
+      '',
+    );
+  }
+  if (results.pgbench) {
+    lines.push(
+      'pgbench, one pipeline hop per transaction (inbox insert, stock update, outbox insert, commit; then the relay’s delete): ' +
+        results.pgbench
+          .map((r) => `${r.clients} clients ${f0(r.tps)} tps (avg ${r.latencyAvgMs.toFixed(2)} ms)`)
+          .join(', ') +
+        '.',
+      '',
+    );
+  }
+  // At the highest sustainable rate; when no step was sustainable, at the best rate delivered.
+  const delivered = Math.max(
+    0,
+    ...results.steps.filter((s) => s.label !== 'warm-up').map((s) => s.terminalPerSecond),
+  );
+  const rate = results.sustainableRate > 0 ? results.sustainableRate : Math.round(delivered * 10) / 10;
+  const at =
+    sustainable ?? results.steps.find((s) => s.label !== 'warm-up' && s.terminalPerSecond === delivered);
+  if (perOrder && rate > 0) {
+    const produced = perOrder.produced * rate;
+    const consumed = perOrder.consumed * rate;
+    lines.push(
+      `### Ratios at ${rate} orders/s${results.sustainableRate > 0 ? '' : ' (delivered, not sustainable)'}`,
+      '',
+      `Each order makes ${perOrder.produced} Kafka records and ${perOrder.consumed} consumed records (summed over consumer groups).`,
+      '',
+      ...(k
+        ? [
+            `- Kafka produce: ${f0(produced)} records/s = ${pct(produced / k.producer.linger20.recordsPerSecond)} of the producer tool (linger 20), ${pct(produced / k.producer.linger0.recordsPerSecond)} of linger 0.`,
+            `- Kafka consume: ${f0(consumed)} records/s = ${pct(consumed / k.consumer.recordsPerSecond)} of the consumer tool.`,
+          ]
+        : []),
+      ...(bestPg && at?.perOrder
+        ? [
+            `- PostgreSQL: ${f1(Object.values(at.perOrder).reduce((a, c) => a + c.commits, 0) * rate)} commits/s over the five databases = ${pct((Object.values(at.perOrder).reduce((a, c) => a + c.commits, 0) * rate) / bestPg.tps)} of pgbench's best one-hop tps (${f0(bestPg.tps)}); ${f1(bestPg.tps / rate)} hop transactions per order would fit.`,
+          ]
+        : []),
+      '',
+    );
+  }
+  if (results.errors.length > 0)
+    lines.push('Errors in this run:', '', ...results.errors.map((e) => `- ${e}`), '');
+  lines.push(END);
+  return lines.filter((line, i, all) => !(line === '' && all[i - 1] === '')).join('\n');
+}
+
+const SKELETON = `# Benchmarks
+
+\`npm run bench\` (or \`npm run bench -- --quick\`) starts the pipeline on this machine, warms it up, steps the
+offered rate until the pipeline stops keeping up, and measures Kafka's and PostgreSQL's own limits
+in the same run. The section below is rewritten by every run.
+
+${START}
+${END}
+`;
+
+/** Writes the plots and replaces the generated section of BENCHMARKS.md; returns what it wrote. */
+export async function writeBenchmarks(
+  results: BenchResults,
+  options: { repoRoot: string; outDir: string; write: boolean },
+): Promise<string[]> {
+  const written: string[] = [];
+  const charts = plots(results);
+  for (const [file, svg] of Object.entries(charts)) {
+    await writeFile(`${options.outDir}/${file}`, svg);
+  }
+  const reportDir = options.outDir.slice(options.repoRoot.length + 1);
+  const section = renderSection(results, reportDir);
+  await writeFile(`${options.outDir}/BENCHMARKS-section.md`, `${section}\n`);
+  written.push(`${reportDir}/BENCHMARKS-section.md`);
+  if (!options.write) return written;
+  await mkdir(`${options.repoRoot}/${PLOTS}`, { recursive: true });
+  for (const [file, svg] of Object.entries(charts)) {
+    await writeFile(`${options.repoRoot}/${PLOTS}/${file}`, svg);
+    written.push(`${PLOTS}/${file}`);
+  }
+  const path = `${options.repoRoot}/BENCHMARKS.md`;
+  const current = await readFile(path, 'utf8').catch(() => SKELETON);
+  const base =
+    current.includes(START) && current.includes(END) ? current : `${current.trimEnd()}\n\n${START}\n${END}\n`;
+  const next = base.slice(0, base.indexOf(START)) + section + base.slice(base.indexOf(END) + END.length);
+  // Formatted as the repository formats Markdown, so a fresh run keeps `prettier --check` green.
+  const prettier = await import('prettier');
+  const config = (await prettier.resolveConfig(path)) ?? {};
+  await writeFile(path, await prettier.format(next, { ...config, filepath: path }));
+  written.push('BENCHMARKS.md');
+  return written;
+}

@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import type { PercentileSummary } from '../loadgen/latency-stats';
+import type { LoadgenReport } from '../loadgen/report';
+import { judgeStep, lagGrows } from './step-verdict';
+
+const latency = (p99: number): PercentileSummary => ({
+  count: 100,
+  p50: 10,
+  p90: 20,
+  p99,
+  p999: p99,
+  max: p99,
+  mean: 12,
+});
+
+const report = (over: {
+  achievedRate?: number;
+  p99?: number;
+  lost?: number;
+  duplicated?: number;
+  lag?: number[];
+}): LoadgenReport =>
+  ({
+    durationSeconds: 20,
+    achievedRate: over.achievedRate ?? 100,
+    totals: {
+      offered: 2000,
+      placed: 2000,
+      dropped: 0,
+      httpErrors: {},
+      lost: over.lost ?? 0,
+      duplicated: over.duplicated ?? 0,
+    },
+    latency: { e2e: latency(over.p99 ?? 200) },
+    lag: {
+      maxByGroup: {},
+      samples: (over.lag ?? []).map((lag, i) => ({ t: i + 1, lag: { g: lag } })),
+    },
+  }) as unknown as LoadgenReport;
+
+describe('judgeStep', () => {
+  it('keeps up: full rate, p99 within 1 s, flat lag, nothing lost or duplicated', () => {
+    expect(judgeStep(report({ lag: Array(20).fill(30) }), 100)).toEqual({ sustainable: true, reasons: [] });
+  });
+
+  it('names every reason a step is not sustainable', () => {
+    const verdict = judgeStep(report({ achievedRate: 80, p99: 1500, lost: 1, duplicated: 2 }), 100);
+    expect(verdict.sustainable).toBe(false);
+    expect(verdict.reasons).toEqual([
+      '1 lost',
+      '2 duplicated',
+      'placed 80.0/s of 100/s offered',
+      'e2e p99 1500 ms > 1000 ms',
+    ]);
+  });
+
+  it('sees growing lag, but not noise around a small level', () => {
+    const growing = Array.from({ length: 20 }, (_, i) => i * 40);
+    expect(lagGrows(report({ lag: growing }), 100)).toBe(true);
+    expect(
+      lagGrows(report({ lag: [5, 80, 3, 9, 60, 2, 7, 90, 4, 6, 70, 1, 8, 50, 3, 95, 2, 99, 4, 90] }), 100),
+    ).toBe(false);
+  });
+});
