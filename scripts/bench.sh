@@ -45,6 +45,11 @@ if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${smtp%:*}" "${smtp##*:}"; then
 else
   missing+=(maildev)
 fi
+if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || [ "${BENCH_TRACE_RATIO:-0.1}" = 0 ] || answers 127.0.0.1 "${ZIPKIN_PORT:-9411}"; then
+  log "traces go to the Zipkin at 127.0.0.1:${ZIPKIN_PORT:-9411} (or nowhere with BENCH_TRACE_RATIO=0)"
+else
+  missing+=(zipkin)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up "${missing[@]}"
 fi
