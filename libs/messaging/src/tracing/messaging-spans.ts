@@ -52,11 +52,27 @@ export function contextFromHeaders(headers: Record<string, HeaderValue> | null |
   return headers ? propagation.extract(ROOT_CONTEXT, headers, headerGetter) : ROOT_CONTEXT;
 }
 
-export interface SendSpanInit {
+/** What every messaging span says about the record it is about. */
+interface RecordSpanInit {
   readonly topic: string;
   readonly eventId: string;
   readonly eventType: string;
   readonly key: string | null;
+}
+
+function recordAttributes(operation: 'send' | 'process', init: RecordSpanInit): Attributes {
+  return {
+    [MessagingAttributes.system]: 'kafka',
+    [MessagingAttributes.destination]: init.topic,
+    [MessagingAttributes.operationType]: operation,
+    [MessagingAttributes.operationName]: operation,
+    [MessagingAttributes.messageId]: init.eventId,
+    [MessagingAttributes.eventType]: init.eventType,
+    ...(init.key === null ? {} : { [MessagingAttributes.key]: init.key }),
+  };
+}
+
+export interface SendSpanInit extends RecordSpanInit {
   readonly tombstone: boolean;
 }
 
@@ -65,27 +81,15 @@ export interface SendSpanInit {
  * row; its context is what the record carries on, so the consumer's span is its child.
  */
 export function startSendSpan(parent: Context, init: SendSpanInit): Span {
-  const attributes: Attributes = {
-    [MessagingAttributes.system]: 'kafka',
-    [MessagingAttributes.destination]: init.topic,
-    [MessagingAttributes.operationType]: 'send',
-    [MessagingAttributes.operationName]: 'send',
-    [MessagingAttributes.messageId]: init.eventId,
-    [MessagingAttributes.eventType]: init.eventType,
-  };
-  if (init.key !== null) attributes[MessagingAttributes.key] = init.key;
+  const attributes = recordAttributes('send', init);
   if (init.tombstone) attributes[MessagingAttributes.tombstone] = true;
   return tracer.startSpan(`send ${init.topic}`, { kind: SpanKind.PRODUCER, attributes }, parent);
 }
 
-export interface ProcessSpanInit {
-  readonly topic: string;
+export interface ProcessSpanInit extends RecordSpanInit {
   readonly partition: number;
   readonly offset: string;
-  readonly key: string | null;
   readonly group: string;
-  readonly eventId: string;
-  readonly eventType: string;
   readonly attempt: number;
 }
 
@@ -95,18 +99,12 @@ export interface ProcessSpanInit {
  */
 export function startProcessSpan(parent: Context, init: ProcessSpanInit): Span {
   const attributes: Attributes = {
-    [MessagingAttributes.system]: 'kafka',
-    [MessagingAttributes.destination]: init.topic,
-    [MessagingAttributes.operationType]: 'process',
-    [MessagingAttributes.operationName]: 'process',
+    ...recordAttributes('process', init),
     [MessagingAttributes.partition]: String(init.partition),
     [MessagingAttributes.offset]: Number(init.offset),
     [MessagingAttributes.consumerGroup]: init.group,
-    [MessagingAttributes.messageId]: init.eventId,
-    [MessagingAttributes.eventType]: init.eventType,
     'pipeline.attempt': init.attempt,
   };
-  if (init.key !== null) attributes[MessagingAttributes.key] = init.key;
   return tracer.startSpan(`process ${init.topic}`, { kind: SpanKind.CONSUMER, attributes }, parent);
 }
 
