@@ -1,0 +1,84 @@
+// One fault under steady load: warm up, inject (and remove) the fault, keep the load on, stop it,
+// wait for the pipeline to drain, audit every order. Time to recover runs from the fault's removal
+// (or its injection, when nothing is removed) until every order placed before that moment has
+// reached its terminal state and sent its email.
+import { eventually } from '../../support/processes';
+import { audit, emailsByRecipient, outboxRows, totalLag, unfinished, type Audit } from './pipeline-audit';
+import type { FaultStack } from './fault-stack';
+import { SteadyLoad, type PlacedOrder } from './steady-load';
+import { recordFaultRow, type FaultRow } from './fault-report';
+
+export interface FaultPlan {
+  readonly fault: string;
+  readonly ratePerSecond?: number;
+  /** Orders placed before the fault is injected, and after it is removed. */
+  readonly ordersBefore?: number;
+  readonly ordersAfter?: number;
+  /** Injects the fault and returns once it is removed (the load keeps running meanwhile). */
+  readonly inject: (load: SteadyLoad) => Promise<void>;
+  readonly drainTimeoutMs?: number;
+  readonly notes?: string;
+}
+
+export interface FaultResult extends Audit {
+  readonly row: FaultRow;
+  readonly drained: boolean;
+  readonly refused: Readonly<Record<string, number>>;
+}
+
+export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<FaultResult> {
+  const load = new SteadyLoad(() => stack.url('order'), plan.ratePerSecond ?? 10);
+  load.start();
+  let recoveryMs: number | null = null;
+  try {
+    await load.placedMore(plan.ordersBefore ?? 30);
+    await plan.inject(load);
+    const removedAt = Date.now();
+    const before = [...load.placed];
+    await Promise.all([
+      settled(stack, before).then(() => (recoveryMs = Date.now() - removedAt)),
+      load.placedMore(plan.ordersAfter ?? 30, 180_000),
+    ]);
+  } finally {
+    await load.stop();
+  }
+  const drained = await drain(stack, load.placed, plan.drainTimeoutMs ?? 180_000);
+  const result = await audit(stack, load.placed);
+  const row: FaultRow = {
+    fault: plan.fault,
+    placed: result.placed,
+    lost: result.lost,
+    duplicated: result.duplicated,
+    recoverySeconds: recoveryMs === null ? null : Math.round(recoveryMs / 100) / 10,
+    notes: plan.notes ?? '',
+  };
+  await recordFaultRow(row);
+  return { ...result, row, drained, refused: load.refused };
+}
+
+/** Every order of `placed` terminal and emailed. */
+async function settled(stack: FaultStack, placed: readonly PlacedOrder[], timeoutMs = 240_000): Promise<void> {
+  const recipients = new Set(placed.map((order) => order.recipient));
+  await eventually(
+    async () => {
+      if ((await unfinished(stack, placed.map((order) => order.orderId))) > 0) return undefined;
+      const emails = await emailsByRecipient(stack.maildevApi, recipients);
+      return emails.size >= recipients.size ? true : undefined;
+    },
+    { timeoutMs, intervalMs: 500, what: `${placed.length} orders terminal and emailed` },
+  );
+}
+
+/** Waits for: every order terminal and emailed, every outbox empty, every group's lag 0. */
+async function drain(stack: FaultStack, placed: readonly PlacedOrder[], timeoutMs: number): Promise<boolean> {
+  try {
+    await settled(stack, placed, timeoutMs);
+    await eventually(
+      async () => ((await outboxRows(stack)) === 0 && (await totalLag(stack)) === 0 ? true : undefined),
+      { timeoutMs: 60_000, intervalMs: 500, what: 'outboxes empty and lag 0' },
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
