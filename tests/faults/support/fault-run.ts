@@ -30,18 +30,20 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
   const load = new SteadyLoad(() => stack.url('order'), plan.ratePerSecond ?? 10);
   load.start();
   let recoveryMs: number | null = null;
+  let recovered: Promise<void> = Promise.resolve();
   try {
     await load.placedMore(plan.ordersBefore ?? 30);
     await plan.inject(load);
     const removedAt = Date.now();
-    const before = [...load.placed];
-    await Promise.all([
-      settled(stack, before).then(() => (recoveryMs = Date.now() - removedAt)),
-      load.placedMore(plan.ordersAfter ?? 30, 180_000),
-    ]);
+    recovered = settled(stack, [...load.placed], plan.drainTimeoutMs ?? 180_000).then(
+      () => void (recoveryMs = Date.now() - removedAt),
+      () => undefined,
+    );
+    await load.placedMore(plan.ordersAfter ?? 30, 120_000);
   } finally {
     await load.stop();
   }
+  await recovered;
   const drained = await drain(stack, load.placed, plan.drainTimeoutMs ?? 180_000);
   const result = await audit(stack, load.placed);
   const row: FaultRow = {

@@ -1,6 +1,8 @@
 // The five services on one topic prefix, on whichever infrastructure the fault needs (the shared
 // one, or the suite's own Kafka / Postgres / maildev), with what a fault does to them: kill -9 a
 // service, start it again on its own database and group, or add a second instance to a group.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Admin, Kafka } from 'kafkajs';
 import { createKafka } from '@pipeline/messaging';
 import { createTestDatabase, type TestDatabase } from '../../support/db';
@@ -14,6 +16,8 @@ import {
   type ServiceName,
   type ServiceUnderTest,
 } from '../../support/service-harness';
+
+import { REPORT_DIR } from './fault-report';
 
 export const SERVICES: readonly ServiceName[] = ['order', 'payment', 'inventory', 'email', 'analytics'];
 
@@ -35,6 +39,7 @@ export class FaultStack {
   private readonly instances = new Map<ServiceName, ServiceUnderTest[]>();
   private readonly databases = new Map<ServiceName, TestDatabase>();
   private readonly groups = new Map<ServiceName, string>();
+  private readonly everStarted = new Map<ServiceName, ServiceUnderTest[]>();
 
   private constructor(
     readonly label: string,
@@ -80,6 +85,7 @@ export class FaultStack {
       },
     });
     this.instances.set(name, [...(this.instances.get(name) ?? []), instance]);
+    this.everStarted.set(name, [...(this.everStarted.get(name) ?? []), instance]);
     return instance;
   }
 
@@ -117,11 +123,21 @@ export class FaultStack {
     return this.running(name)[0]?.baseUrl;
   }
 
+  /** Every instance's output (killed ones too), under reports/faults/logs/, to read after a failure. */
+  private async saveLogs(): Promise<void> {
+    const dir = join(REPORT_DIR, 'logs', this.label);
+    await mkdir(dir, { recursive: true });
+    for (const [name, instances] of this.everStarted)
+      for (const [index, instance] of instances.entries())
+        await writeFile(join(dir, `${name}-${index + 1}.log`), instance.process.output());
+  }
+
   consumed(name: ServiceName): string[] {
     return CONSUMED_TOPICS[name].map((topic) => this.prefix + topic);
   }
 
   async stop(): Promise<void> {
+    await this.saveLogs();
     await Promise.allSettled([...this.instances.values()].flat().map((instance) => instance.stop()));
     await Promise.allSettled([...this.databases.values()].map((database) => database.drop()));
     await deletePrefixedTopics(this.kafka, this.prefix).catch(() => undefined);
