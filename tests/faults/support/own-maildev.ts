@@ -39,8 +39,13 @@ export async function startOwnMaildev(): Promise<OwnMaildev> {
     const current = running;
     running = undefined;
     if (current === undefined || current.child.exitCode !== null) return;
-    current.child.kill('SIGKILL');
+    // SIGTERM: maildev finishes the SMTP transactions in flight. A SIGKILL mid-DATA can leave a
+    // message stored that the client never saw acknowledged, and it would send it again: the
+    // at-least-once window of SMTP itself (docs/reliability.md).
+    current.child.kill('SIGTERM');
+    const timer = setTimeout(() => current.child.kill('SIGKILL'), 10_000);
     await current.exited;
+    clearTimeout(timer);
   };
   const start = async (): Promise<void> => {
     const args = ['--smtp', String(smtp), '--ip', '127.0.0.1', '--web', String(web), '--web-ip', '127.0.0.1'];
