@@ -14,10 +14,14 @@ export interface FaultPlan {
   /** Orders placed before the fault is injected, and after it is removed. */
   readonly ordersBefore?: number;
   readonly ordersAfter?: number;
-  /** Injects the fault and returns once it is removed (the load keeps running meanwhile). */
-  readonly inject: (load: SteadyLoad) => Promise<void>;
+  /**
+   * Injects the fault and returns once it is removed (the load keeps running meanwhile); it may
+   * return the moment recovery is measured from instead (e.g. the kill, when nothing is removed).
+   */
+  readonly inject: (load: SteadyLoad) => Promise<number | void>;
   readonly drainTimeoutMs?: number;
-  readonly notes?: string;
+  /** Read after the run, for the table's notes column. */
+  readonly notes?: () => string;
 }
 
 export interface FaultResult extends Audit {
@@ -33,8 +37,7 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
   let recovered: Promise<void> = Promise.resolve();
   try {
     await load.placedMore(plan.ordersBefore ?? 30);
-    await plan.inject(load);
-    const removedAt = Date.now();
+    const removedAt = (await plan.inject(load)) ?? Date.now();
     recovered = settled(stack, [...load.placed], plan.drainTimeoutMs ?? 180_000).then(
       () => void (recoveryMs = Date.now() - removedAt),
       () => undefined,
@@ -52,7 +55,7 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
     lost: result.lost,
     duplicated: result.duplicated,
     recoverySeconds: recoveryMs === null ? null : Math.round(recoveryMs / 100) / 10,
-    notes: plan.notes ?? '',
+    notes: plan.notes?.() ?? '',
   };
   await recordFaultRow(row);
   return { ...result, row, drained, refused: load.refused };
