@@ -1,5 +1,6 @@
 // Bad HTTP input, case by case. `reject`: must answer 4xx with a message; `survive`: strange but
 // possibly valid (unicode edge cases), must answer without a 5xx.
+import { randomUUID } from 'node:crypto';
 import type { RawRequest } from './raw-http';
 
 export interface FuzzCase {
@@ -11,8 +12,9 @@ export interface FuzzCase {
 
 const json: readonly (readonly [string, string])[] = [['Content-Type', 'application/json']];
 const item = { sku: 'SKU-APPLE', quantity: 1, unitPrice: '1.00' };
+// A recipient per request: a bad request that is accepted after all is audited like any order.
 const order = (overrides: Record<string, unknown>) =>
-  JSON.stringify({ customerId: 'fuzz-c1', customerEmail: 'fuzz@example.test', items: [item], ...overrides });
+  JSON.stringify({ customerId: 'fuzz-c1', customerEmail: `fuzz-${randomUUID()}@example.test`, items: [item], ...overrides });
 const post = (name: string, body: string | Buffer, expect: FuzzCase['expect'] = 'reject', headers = json): FuzzCase => ({
   name,
   service: 'order',
