@@ -35,6 +35,7 @@ import {
 export class OutboxRelay {
   readonly lockKey: number;
   private readonly batchSize: number;
+  private readonly acks: -1 | 1;
   private readonly lingerMs: number;
   private readonly pollIntervalMs: number;
   private readonly flushTimeoutMs: number;
@@ -63,6 +64,7 @@ export class OutboxRelay {
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
+    this.acks = options.acks === '1' ? 1 : -1;
     this.lingerMs = options.lingerMs ?? 5;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
@@ -151,7 +153,7 @@ export class OutboxRelay {
     const producer = await attempt('broker', () => this.connectProducer());
     const sentAt = performance.now();
     await attempt('broker', () =>
-      producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(rows, this.options.topicPrefix) }),
+      producer.sendBatch({ acks: this.acks, topicMessages: toTopicMessages(rows, this.options.topicPrefix) }),
     );
     const latencyMs = performance.now() - sentAt;
     await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [rows.map((row) => row.id)]));
@@ -225,7 +227,7 @@ export class OutboxRelay {
 
   private async connectProducer(): Promise<Producer> {
     if (this.producer) return this.producer;
-    this.unconnectedProducer ??= createRelayProducer(this.options.kafka);
+    this.unconnectedProducer ??= createRelayProducer(this.options.kafka, this.acks === -1);
     await this.unconnectedProducer.connect();
     this.producer = this.unconnectedProducer;
     this.unconnectedProducer = undefined;
