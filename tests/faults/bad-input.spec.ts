@@ -35,8 +35,16 @@ describe('fault: bad input over HTTP and on the topics', () => {
         for (const fuzz of HTTP_FUZZ_CASES) {
           const url = stack.url(fuzz.service);
           if (url === undefined) throw new Error(`${fuzz.service}-service is gone`);
-          const answer = await rawHttp(url, fuzz.request).catch((error: Error) => ({ status: 0, body: error.message }));
-          answers.push({ name: fuzz.name, status: answer.status, body: answer.body.slice(0, 300), expect: fuzz.expect });
+          const answer = await rawHttp(url, fuzz.request).catch((error: Error) => ({
+            status: 0,
+            body: error.message,
+          }));
+          answers.push({
+            name: fuzz.name,
+            status: answer.status,
+            body: answer.body.slice(0, 300),
+            expect: fuzz.expect,
+          });
         }
         missing = await eventually(
           async () => {

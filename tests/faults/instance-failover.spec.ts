@@ -46,14 +46,21 @@ describe('fault: one of two instances in a consumer group killed', () => {
               ? true
               : undefined;
           },
-          { timeoutMs: SESSION_TIMEOUT_MS + 60_000, intervalMs: 250, what: 'the survivor holding every partition' },
+          {
+            timeoutMs: SESSION_TIMEOUT_MS + 60_000,
+            intervalMs: 250,
+            what: 'the survivor holding every partition',
+          },
         );
         failoverMs = Date.now() - killedAt;
         return killedAt;
       },
-      notes: () => `partitions moved ${(failoverMs / 1000).toFixed(1)} s after the kill (session timeout 30 s)`,
+      notes: () =>
+        `partitions moved ${(failoverMs / 1000).toFixed(1)} s after the kill (session timeout 30 s)`,
     });
-    console.log(`partitions moved to the surviving instance ${(failoverMs / 1000).toFixed(1)} s after the kill`);
+    console.log(
+      `partitions moved to the surviving instance ${(failoverMs / 1000).toFixed(1)} s after the kill`,
+    );
     // The coordinator waits out the session timeout, then rebalances: allow a rebalance's worth more.
     expect(failoverMs).toBeLessThan(SESSION_TIMEOUT_MS + 15_000);
     expect(result.problems).toEqual([]);

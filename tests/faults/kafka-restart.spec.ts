@@ -29,9 +29,12 @@ describe('fault: Kafka restart (single node) under load', () => {
         await kafka.stop();
         // The broker is gone: accepted orders pile up in order-service's outbox.
         await load.placedMore(20);
-        backlogWhileDown = await eventually(async () => ((await outboxRows(stack)) > 0 ? outboxRows(stack) : undefined), {
-          what: 'outbox rows waiting for the broker',
-        });
+        backlogWhileDown = await eventually(
+          async () => ((await outboxRows(stack)) > 0 ? outboxRows(stack) : undefined),
+          {
+            what: 'outbox rows waiting for the broker',
+          },
+        );
         await kafka.start();
       },
     });

@@ -21,25 +21,32 @@ describe('fault: service crash (kill -9 mid-batch, restart)', () => {
     await stack?.stop();
   });
 
-  it.each(victims)('%s-service: no lost and no duplicated effect', async (victim) => {
-    const result = await runFault(stack, {
-      fault: `service crash: ${victim}`,
-      inject: async () => {
-        // Mid-batch: the pipeline has events in flight (unconsumed records or unrelayed rows).
-        await eventually(async () => ((await totalLag(stack)) + (await outboxRows(stack)) > 0 ? true : undefined), {
-          timeoutMs: 30_000,
-          intervalMs: 20,
-          what: 'events in flight',
-        });
-        await stack.kill(victim);
-        await stack.startInstance(victim);
-      },
-    });
-    expect(result.problems).toEqual([]);
-    expect(result.drained).toBe(true);
-    expect(result.lost).toBe(0);
-    expect(result.duplicated).toBe(0);
-    expect(result.outboxRows).toBe(0);
-    expect(result.lag).toBe(0);
-  }, 600_000);
+  it.each(victims)(
+    '%s-service: no lost and no duplicated effect',
+    async (victim) => {
+      const result = await runFault(stack, {
+        fault: `service crash: ${victim}`,
+        inject: async () => {
+          // Mid-batch: the pipeline has events in flight (unconsumed records or unrelayed rows).
+          await eventually(
+            async () => ((await totalLag(stack)) + (await outboxRows(stack)) > 0 ? true : undefined),
+            {
+              timeoutMs: 30_000,
+              intervalMs: 20,
+              what: 'events in flight',
+            },
+          );
+          await stack.kill(victim);
+          await stack.startInstance(victim);
+        },
+      });
+      expect(result.problems).toEqual([]);
+      expect(result.drained).toBe(true);
+      expect(result.lost).toBe(0);
+      expect(result.duplicated).toBe(0);
+      expect(result.outboxRows).toBe(0);
+      expect(result.lag).toBe(0);
+    },
+    600_000,
+  );
 });

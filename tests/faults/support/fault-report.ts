@@ -16,7 +16,11 @@ export interface FaultRow {
 
 export const REPORT_DIR = join(process.env.FAULTS_REPORT_DIR ?? join(REPO_ROOT, 'reports/faults'));
 
-const slug = (fault: string) => fault.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (fault: string) =>
+  fault
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export function formatTable(rows: readonly FaultRow[]): string {
   const header = '| fault | orders placed | lost | duplicated | time to recover (s) | notes |';
@@ -30,7 +34,10 @@ export function formatTable(rows: readonly FaultRow[]): string {
 export async function recordFaultRow(row: FaultRow): Promise<void> {
   const rowsDir = join(REPORT_DIR, 'rows');
   await mkdir(rowsDir, { recursive: true });
-  await writeFile(join(rowsDir, `${slug(row.fault)}.json`), JSON.stringify({ ...row, at: new Date().toISOString() }, null, 2));
+  await writeFile(
+    join(rowsDir, `${slug(row.fault)}.json`),
+    JSON.stringify({ ...row, at: new Date().toISOString() }, null, 2),
+  );
   const rows: FaultRow[] = [];
   for (const file of (await readdir(rowsDir)).filter((name) => name.endsWith('.json')).sort())
     rows.push(JSON.parse(await readFile(join(rowsDir, file), 'utf8')) as FaultRow);

@@ -62,11 +62,21 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
 }
 
 /** Every order of `placed` terminal and emailed. */
-async function settled(stack: FaultStack, placed: readonly PlacedOrder[], timeoutMs = 240_000): Promise<void> {
+async function settled(
+  stack: FaultStack,
+  placed: readonly PlacedOrder[],
+  timeoutMs = 240_000,
+): Promise<void> {
   const recipients = new Set(placed.map((order) => order.recipient));
   await eventually(
     async () => {
-      if ((await unfinished(stack, placed.map((order) => order.orderId))) > 0) return undefined;
+      if (
+        (await unfinished(
+          stack,
+          placed.map((order) => order.orderId),
+        )) > 0
+      )
+        return undefined;
       const emails = await emailsByRecipient(stack.maildevApi, recipients);
       return emails.size >= recipients.size ? true : undefined;
     },
@@ -74,16 +84,32 @@ async function settled(stack: FaultStack, placed: readonly PlacedOrder[], timeou
   );
 }
 
-/** Waits for: every order terminal and emailed, every outbox empty, every group's lag 0. */
+/**
+ * Waits until the pipeline is drained: every outbox empty, every group's lag 0, and either every
+ * order terminal and emailed (true) or nothing changing any more for 20 s (false: some orders
+ * will never finish, which is what a lost event looks like).
+ */
 async function drain(stack: FaultStack, placed: readonly PlacedOrder[], timeoutMs: number): Promise<boolean> {
-  try {
-    await settled(stack, placed, timeoutMs);
-    await eventually(
-      async () => ((await outboxRows(stack)) === 0 && (await totalLag(stack)) === 0 ? true : undefined),
-      { timeoutMs: 60_000, intervalMs: 500, what: 'outboxes empty and lag 0' },
-    );
-    return true;
-  } catch {
-    return false;
+  const orderIds = placed.map((order) => order.orderId);
+  const recipients = new Set(placed.map((order) => order.recipient));
+  const deadline = Date.now() + timeoutMs;
+  let quietSince = Date.now();
+  let last = '';
+  while (Date.now() < deadline) {
+    const state = await Promise.all([
+      outboxRows(stack),
+      totalLag(stack),
+      unfinished(stack, orderIds),
+      emailsByRecipient(stack.maildevApi, recipients).then((emails) => emails.size),
+    ]).catch(() => undefined);
+    if (state !== undefined) {
+      const [outbox, lag, open, emailed] = state;
+      if (outbox === 0 && lag === 0 && open === 0 && emailed >= recipients.size) return true;
+      const key = state.join('/');
+      if (key !== last) [last, quietSince] = [key, Date.now()];
+      else if (outbox === 0 && lag === 0 && Date.now() - quietSince > 20_000) return false;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
+  return false;
 }

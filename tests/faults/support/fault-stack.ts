@@ -46,7 +46,10 @@ export class FaultStack {
     readonly prefix: string,
     private readonly infra: StackInfra,
   ) {
-    this.kafka = createKafka({ brokers: [...(infra.brokers ?? KAFKA_BROKERS)], clientId: uniqueName('faults') });
+    this.kafka = createKafka({
+      brokers: [...(infra.brokers ?? KAFKA_BROKERS)],
+      clientId: uniqueName('faults'),
+    });
     this.admin = this.kafka.admin();
     this.maildevApi = infra.maildevApi ?? MAILDEV_API;
   }
@@ -104,7 +107,9 @@ export class FaultStack {
   }
 
   running(name: ServiceName): ServiceUnderTest[] {
-    return (this.instances.get(name) ?? []).filter((instance) => instance.process.child.exitCode === null && instance.process.child.signalCode === null);
+    return (this.instances.get(name) ?? []).filter(
+      (instance) => instance.process.child.exitCode === null && instance.process.child.signalCode === null,
+    );
   }
 
   database(name: ServiceName): TestDatabase {

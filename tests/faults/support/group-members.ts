@@ -8,7 +8,10 @@ export interface GroupMember {
 }
 
 /** The members of a consumer group and what each one is assigned, as the coordinator sees it. */
-export async function groupMembers(admin: Admin, group: string): Promise<{ state: string; members: GroupMember[] }> {
+export async function groupMembers(
+  admin: Admin,
+  group: string,
+): Promise<{ state: string; members: GroupMember[] }> {
   const { groups } = await admin.describeGroups([group]);
   const described = groups[0];
   if (!described) return { state: 'Unknown', members: [] };

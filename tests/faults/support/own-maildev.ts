@@ -7,11 +7,15 @@ import { spawn } from 'node:child_process';
 import { eventually, freePort, REPO_ROOT, type RunningProcess } from '../../support/processes';
 
 function startMaildev(args: readonly string[]): RunningProcess {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/maildev/dist/bin/maildev.js'), ...args], {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'node_modules/maildev/dist/bin/maildev.js'), ...args],
+    {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

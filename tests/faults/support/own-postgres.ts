@@ -41,7 +41,8 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   }
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`;
-  const start = () => asPostgres('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', options]);
+  const start = () =>
+    asPostgres('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   const stop = () => asPostgres('pg_ctl', ['stop', '-w', '-m', 'fast', '-D', data]);
   const databases: TestDatabase[] = [];
   const own: OwnPostgres = {

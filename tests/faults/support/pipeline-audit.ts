@@ -2,6 +2,7 @@
 // server. Lost = an order missing an effect it must have; duplicated = an effect applied twice.
 import type { FaultStack } from './fault-stack';
 import type { PlacedOrder } from './steady-load';
+// eslint-disable-next-line @nx/enforce-module-boundaries -- the load generator's pieces, reused as the issue asks (tools has no public entry point)
 import { readGroupLag } from '../../../tools/loadgen/lag-monitor';
 import { SERVICES } from './fault-stack';
 
@@ -40,29 +41,30 @@ const rows = async <T>(stack: FaultStack, service: Parameters<FaultStack['databa
 
 export async function outboxRows(stack: FaultStack): Promise<number> {
   const counts = await Promise.all(
-    SERVICES.map(async (name) => Number((await rows<{ n: string }>(stack, name, 'SELECT count(*) AS n FROM outbox'))[0]?.n)),
+    SERVICES.map(async (name) =>
+      Number((await rows<{ n: string }>(stack, name, 'SELECT count(*) AS n FROM outbox'))[0]?.n),
+    ),
   );
   return counts.reduce((sum, count) => sum + count, 0);
 }
 
 export async function totalLag(stack: FaultStack): Promise<number> {
   let lag = 0;
-  for (const name of SERVICES) lag += await readGroupLag(stack.admin, stack.group(name), stack.consumed(name));
+  for (const name of SERVICES)
+    lag += await readGroupLag(stack.admin, stack.group(name), stack.consumed(name));
   return lag;
 }
 
 /** Orders (of `orderIds`) still PENDING or unknown to order-service. */
 export async function unfinished(stack: FaultStack, orderIds: readonly string[]): Promise<number> {
   if (orderIds.length === 0) return 0;
-  const done = await stack.database('order').withClient(async (client) =>
-    Number(
-      (
-        await client.query(`SELECT count(*) AS n FROM orders WHERE status <> 'PENDING' AND id = ANY($1::uuid[])`, [
-          orderIds,
-        ])
-      ).rows[0].n,
-    ),
-  );
+  const done = await stack.database('order').withClient(async (client) => {
+    const { rows: counted } = await client.query<{ n: string }>(
+      `SELECT count(*) AS n FROM orders WHERE status <> 'PENDING' AND id = ANY($1::uuid[])`,
+      [orderIds],
+    );
+    return Number(counted[0]?.n);
+  });
   return orderIds.length - done;
 }
 
@@ -85,23 +87,36 @@ export async function audit(stack: FaultStack, placed: readonly PlacedOrder[]): 
        FROM orders o`,
   );
   const payments = new Map(
-    (await rows<{ order_id: string; status: string }>(stack, 'payment', 'SELECT order_id, status FROM payments')).map(
-      (row) => [row.order_id, row.status],
-    ),
+    (
+      await rows<{ order_id: string; status: string }>(
+        stack,
+        'payment',
+        'SELECT order_id, status FROM payments',
+      )
+    ).map((row) => [row.order_id, row.status]),
   );
   const reservations = new Map(
     (
-      await rows<{ order_id: string; status: string }>(stack, 'inventory', 'SELECT order_id, status FROM reservations')
+      await rows<{ order_id: string; status: string }>(
+        stack,
+        'inventory',
+        'SELECT order_id, status FROM reservations',
+      )
     ).map((row) => [row.order_id, row.status]),
   );
-  const emails = await emailsByRecipient(stack.maildevApi, new Set(orders.map((order) => order.customer_email)));
+  const emails = await emailsByRecipient(
+    stack.maildevApi,
+    new Set(orders.map((order) => order.customer_email)),
+  );
   const byId = new Map(orders.map((order) => [order.id, order]));
 
-  for (const { orderId } of placed) if (!byId.has(orderId)) note('lost', `order ${orderId} accepted but unknown`);
+  for (const { orderId } of placed)
+    if (!byId.has(orderId)) note('lost', `order ${orderId} accepted but unknown`);
   for (const order of orders) {
     const terminal = order.status !== 'PENDING';
     if (!terminal) note('lost', `order ${order.id} never reached a terminal state`);
-    if (Number(order.terminals) > 1) note('duplicated', `order ${order.id} reached ${order.terminals} terminal states`);
+    if (Number(order.terminals) > 1)
+      note('duplicated', `order ${order.id} reached ${order.terminals} terminal states`);
     const payment = payments.get(order.id);
     if (payment === undefined) note('lost', `order ${order.id} has no payment`);
     else if (order.status === 'CONFIRMED' && payment !== 'AUTHORIZED')
@@ -115,10 +130,15 @@ export async function audit(stack: FaultStack, placed: readonly PlacedOrder[]): 
       note('duplicated', `cancelled order ${order.id} holds a reservation`);
     const sent = emails.get(order.customer_email) ?? [];
     if (terminal && sent.length === 0) note('lost', `order ${order.id} (${order.status}) sent no email`);
-    if (sent.length > 1) note('duplicated', `order ${order.id} sent ${sent.length} emails (${new Set(sent).size} Message-IDs)`);
+    if (sent.length > 1)
+      note('duplicated', `order ${order.id} sent ${sent.length} emails (${new Set(sent).size} Message-IDs)`);
   }
 
-  await checkStock(stack, (what) => note('duplicated', what), (what) => note('lost', what));
+  await checkStock(
+    stack,
+    (what) => note('duplicated', what),
+    (what) => note('lost', what),
+  );
   await checkAnalytics(stack, orders, (kind, what) => note(kind, what));
   const outbox = await outboxRows(stack);
   const lag = await totalLag(stack);
@@ -137,7 +157,11 @@ async function checkStock(stack: FaultStack, over: (what: string) => void, under
       )
     ).map((row) => [row.sku, Number(row.units)]),
   );
-  for (const { sku, reserved } of await rows<{ sku: string; reserved: number }>(stack, 'inventory', 'SELECT sku, reserved FROM stock')) {
+  for (const { sku, reserved } of await rows<{ sku: string; reserved: number }>(
+    stack,
+    'inventory',
+    'SELECT sku, reserved FROM stock',
+  )) {
     const want = expected.get(sku) ?? 0;
     if (reserved > want) over(`${sku}: ${reserved} units reserved for ${want} confirmed`);
     if (reserved < want) under(`${sku}: ${reserved} units reserved for ${want} confirmed`);
@@ -157,9 +181,13 @@ async function checkAnalytics(
             coalesce(sum(cancelled), 0) AS cancelled FROM customer_windows`,
   );
   const late = new Map(
-    (await rows<{ type: string; n: string }>(stack, 'analytics', 'SELECT type, count(*) AS n FROM late_events GROUP BY type')).map(
-      (row) => [row.type, Number(row.n)],
-    ),
+    (
+      await rows<{ type: string; n: string }>(
+        stack,
+        'analytics',
+        'SELECT type, count(*) AS n FROM late_events GROUP BY type',
+      )
+    ).map((row) => [row.type, Number(row.n)]),
   );
   const counted = {
     placed: Number(windows?.placed) + (late.get('order.placed') ?? 0),
@@ -174,6 +202,9 @@ async function checkAnalytics(
   for (const key of ['placed', 'confirmed', 'cancelled'] as const) {
     const difference = counted[key] - actual[key];
     for (let i = 0; i < Math.abs(difference); i++)
-      note(difference > 0 ? 'duplicated' : 'lost', `analytics counted ${counted[key]} ${key} for ${actual[key]} orders`);
+      note(
+        difference > 0 ? 'duplicated' : 'lost',
+        `analytics counted ${counted[key]} ${key} for ${actual[key]} orders`,
+      );
   }
 }

@@ -17,7 +17,8 @@ export interface RawRequest {
 
 export async function rawHttp(baseUrl: string, request: RawRequest, timeoutMs = 30_000): Promise<RawAnswer> {
   const { hostname, port } = new URL(baseUrl);
-  const body = typeof request.body === 'string' ? Buffer.from(request.body) : (request.body ?? Buffer.alloc(0));
+  const body =
+    typeof request.body === 'string' ? Buffer.from(request.body) : (request.body ?? Buffer.alloc(0));
   const head = [
     `${request.method} ${request.path} HTTP/1.1`,
     `Host: ${hostname}:${port}`,

@@ -33,9 +33,14 @@ const placedPayload = (orderId: string) => ({
 });
 
 function envelope(topic: string, type: string, orderId: string): Record<string, string> {
-  const metadata = metadataOf({ topic, key: orderId, type, payload: {}, correlationId: orderId }, 'fuzz-producer');
+  const metadata = metadataOf(
+    { topic, key: orderId, type, payload: {}, correlationId: orderId },
+    'fuzz-producer',
+  );
   return Object.fromEntries(
-    Object.entries(encodeHeaders(metadata)).flatMap(([name, value]) => (value === undefined ? [] : [[name, String(value)]])),
+    Object.entries(encodeHeaders(metadata)).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name, String(value)]],
+    ),
   );
 }
 
@@ -47,7 +52,12 @@ export function badRecords(): BadRecord[] {
     return { name, key, ...build(key) };
   };
   return [
-    make('garbage bytes, no headers', () => ({ topic: 'orders', deadLetteredBy: all, value: randomBytes(512), headers: {} })),
+    make('garbage bytes, no headers', () => ({
+      topic: 'orders',
+      deadLetteredBy: all,
+      value: randomBytes(512),
+      headers: {},
+    })),
     make('valid payload, CloudEvents headers missing', (orderId) => ({
       topic: 'orders',
       deadLetteredBy: all,
@@ -58,7 +68,10 @@ export function badRecords(): BadRecord[] {
       topic: 'orders',
       deadLetteredBy: all,
       value: JSON.stringify(placedPayload(orderId)),
-      headers: { ...envelope('orders', 'order.placed', orderId), [EventHeaders.dataSchema]: dataSchemaOf('order.placed', 99) },
+      headers: {
+        ...envelope('orders', 'order.placed', orderId),
+        [EventHeaders.dataSchema]: dataSchemaOf('order.placed', 99),
+      },
     })),
     make('type not declared for the topic', (orderId) => ({
       topic: 'orders',
@@ -93,7 +106,11 @@ export function badRecords(): BadRecord[] {
   ];
 }
 
-export async function sendBadRecords(producer: Producer, prefix: string, records: readonly BadRecord[]): Promise<SentBadRecord[]> {
+export async function sendBadRecords(
+  producer: Producer,
+  prefix: string,
+  records: readonly BadRecord[],
+): Promise<SentBadRecord[]> {
   const sent: SentBadRecord[] = [];
   for (const record of records) {
     const [result] = await producer.send({
@@ -107,7 +124,11 @@ export async function sendBadRecords(producer: Producer, prefix: string, records
 }
 
 /** What is still missing: `<record> not dead-lettered by <service>`, or one without a reason. */
-export async function missingDeadLetters(kafka: Kafka, prefix: string, sent: readonly SentBadRecord[]): Promise<string[]> {
+export async function missingDeadLetters(
+  kafka: Kafka,
+  prefix: string,
+  sent: readonly SentBadRecord[],
+): Promise<string[]> {
   const missing: string[] = [];
   const services = [...new Set(sent.flatMap((record) => record.deadLetteredBy))];
   for (const service of services) {
@@ -120,7 +141,8 @@ export async function missingDeadLetters(kafka: Kafka, prefix: string, sent: rea
           headerValue(candidate.headers, DeadLetterHeaders.originalOffset) === record.offset,
       );
       if (letter === undefined) missing.push(`${record.name}: not dead-lettered by ${service}`);
-      else if (!headerValue(letter.headers, DeadLetterHeaders.error)) missing.push(`${record.name}: ${service} gave no reason`);
+      else if (!headerValue(letter.headers, DeadLetterHeaders.error))
+        missing.push(`${record.name}: ${service} gave no reason`);
     }
   }
   return missing;
