@@ -30,7 +30,7 @@ async function killLeaderUnderLoad(
       await cluster.kill(leader);
       const killedAt = Date.now();
       // Producers and consumers carry on with two brokers.
-      await load.placedMore(40, 120_000);
+      await load.placedMore(40);
       await cluster.startNode(leader);
       await eventually(
         async () => ((await underReplicated(stack.admin, topics, 3)).length === 0 ? true : undefined),

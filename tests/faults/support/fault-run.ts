@@ -42,7 +42,7 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
       () => void (recoveryMs = Date.now() - removedAt),
       () => undefined,
     );
-    await load.placedMore(plan.ordersAfter ?? 30, 120_000);
+    await load.placedMore(plan.ordersAfter ?? 30);
   } finally {
     await load.stop();
   }

@@ -42,11 +42,14 @@ export class SteadyLoad {
   }
 
   /** Waits until `count` more orders have been placed (load is steady, so this is a clock). */
-  async placedMore(count: number, timeoutMs = 60_000): Promise<void> {
+  async placedMore(count: number, timeoutMs = 180_000): Promise<void> {
     const target = this.placed.length + count;
     const deadline = Date.now() + timeoutMs;
     while (this.placed.length < target) {
-      if (Date.now() > deadline) throw new Error(`load placed fewer than ${count} orders in ${timeoutMs} ms`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `load placed fewer than ${count} orders in ${timeoutMs} ms (refused: ${JSON.stringify(this.refused)})`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
