@@ -13,8 +13,10 @@ const KAFKA_SH = join(REPO_ROOT, 'infra/bin/kafka.sh');
 
 async function kafkaSh(env: Record<string, string>, ...args: string[]): Promise<string> {
   const { stdout, stderr } = await run('bash', [KAFKA_SH, ...args], {
-    env: { ...process.env, ...env },
-    timeout: 240_000,
+    // Generous start-up budgets: kafka.sh stops a node that does not answer in time, and a busy
+    // 2-core machine (JVM tools included) can take minutes.
+    env: { KAFKA_START_TIMEOUT: '240', KAFKA_CLUSTER_START_TIMEOUT: '300', ...process.env, ...env },
+    timeout: 420_000,
   });
   return stdout + stderr;
 }
