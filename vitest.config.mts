@@ -22,7 +22,13 @@ export default defineConfig({
   resolve: { alias },
   test: {
     include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'tools/**/*.spec.ts', 'tests/**/*.spec.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    // The fault suite's full-only files (`*.full.spec.ts`: the broker-loss runs on a three-node
+    // cluster) are collected only by `npm run test:faults` (FAULTS=full); CI runs the rest.
+    exclude: [
+      '**/node_modules/**',
+      '**/dist/**',
+      ...(process.env.FAULTS === 'full' ? [] : ['tests/faults/**/*.full.spec.ts']),
+    ],
     environment: 'node',
     pool: 'forks',
     maxWorkers: 2,

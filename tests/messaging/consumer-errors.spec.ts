@@ -1,6 +1,13 @@
 import { RpcException } from '@nestjs/microservices';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { FatalError, PipelineError, RetriableError, classifyError, isUnavailable } from '@pipeline/messaging';
+import {
+  FatalError,
+  PipelineError,
+  RetriableError,
+  classifyError,
+  isConcurrencyConflict,
+  isUnavailable,
+} from '@pipeline/messaging';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { PrismaClient } from '../support/generated/prisma/client';
@@ -102,6 +109,31 @@ describe('classifyError', () => {
         false,
       );
       expect(isUnavailable(new TypeError('x'))).toBe(false);
+    });
+
+    it('recognises a deadlock as a concurrency conflict (retried until it passes, never dead-lettered)', async () => {
+      await db.prisma.$executeRawUnsafe(`CREATE TABLE lock_pair (id int PRIMARY KEY)`);
+      await db.prisma.$executeRawUnsafe(`INSERT INTO lock_pair VALUES (1), (2)`);
+      let bothLocked!: () => void;
+      const firstLocks = new Promise<void>((resolve) => (bothLocked = resolve));
+      let count = 0;
+      const lockThenLock = (first: number, second: number) =>
+        db.prisma
+          .$transaction(async (tx) => {
+            await tx.$queryRawUnsafe(`SELECT id FROM lock_pair WHERE id = $1 FOR UPDATE`, first);
+            if (++count === 2) bothLocked();
+            await firstLocks;
+            await tx.$queryRawUnsafe(`SELECT id FROM lock_pair WHERE id = $1 FOR UPDATE`, second);
+          })
+          .then(() => undefined)
+          .catch((error: unknown) => error);
+      const outcomes = await Promise.all([lockThenLock(1, 2), lockThenLock(2, 1)]);
+      const deadlock = outcomes.find((outcome) => outcome !== undefined);
+      expect(deadlock).toBeInstanceOf(Error);
+      expect(classifyError(deadlock)).toBe('retriable');
+      expect(isConcurrencyConflict(deadlock)).toBe(true);
+      expect(isConcurrencyConflict(new Error('deadlock detected'))).toBe(false);
+      expect(isUnavailable(deadlock)).toBe(false);
     });
 
     it('treats a query cancelled by a statement timeout as retriable', async () => {

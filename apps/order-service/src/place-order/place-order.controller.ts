@@ -20,10 +20,14 @@ import {
 } from './place-order.request';
 import { PlaceOrderService } from './place-order.service';
 
-/** The Idempotency-Key header under its own name, so a 400 names it. */
+/**
+ * The Idempotency-Key header under its own name, so a 400 names it. Sent twice, it stays a list
+ * (Node would join the values with ", " into one plausible key) and the schema refuses it.
+ */
 const IdempotencyHeader = createParamDecorator((_data: unknown, context: ExecutionContext) => {
-  const value = context.switchToHttp().getRequest<Request>().headers['idempotency-key'];
-  return value === undefined ? {} : { 'Idempotency-Key': value };
+  const values = context.switchToHttp().getRequest<Request>().headersDistinct['idempotency-key'];
+  if (values === undefined) return {};
+  return { 'Idempotency-Key': values.length === 1 ? values[0] : values };
 });
 
 export interface PlaceOrderResponse {

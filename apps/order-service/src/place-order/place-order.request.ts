@@ -60,7 +60,7 @@ export type PlaceOrderRequest = z.output<typeof PlaceOrderRequestSchema>;
 /** `Idempotency-Key` header: optional, 1 to 200 printable ASCII characters. */
 export const IdempotencyHeaderSchema = z.strictObject({
   'Idempotency-Key': z
-    .string()
+    .string({ error: 'expected the header once, with 1 to 200 printable ASCII characters' })
     .regex(/^[\x20-\x7e]{1,200}$/, { error: 'expected 1 to 200 printable ASCII characters' })
     .optional(),
 });

@@ -40,10 +40,24 @@ export const UuidSchema = z.uuid();
 export const OrderIdSchema = UuidSchema.describe('The order id (UUID).');
 export const PaymentIdSchema = UuidSchema.describe('The payment id (UUID).');
 
-export const CustomerIdSchema = z.string().min(1).max(64).describe('The customer id, 1 to 64 characters.');
+/** NUL, or a UTF-16 surrogate without its pair: JSON can carry them, a Postgres `text` cannot. */
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const storable = (value: string) => !UNSTORABLE.test(value);
+const STORABLE_ERROR = 'must not contain NUL or unpaired surrogate characters';
+
+export const CustomerIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .refine(storable, { error: STORABLE_ERROR })
+  .describe('The customer id, 1 to 64 characters.');
 export const CustomerEmailSchema = z.email().describe('Where the order emails go.');
 
-export const SkuSchema = z.string().min(1).describe('Stock keeping unit.');
+export const SkuSchema = z
+  .string()
+  .min(1)
+  .refine(storable, { error: STORABLE_ERROR })
+  .describe('Stock keeping unit.');
 export const QuantitySchema = z.int().min(1).max(1000).describe('Units, an integer from 1 to 1000.');
 
 /** A non-negative integer count (stock levels, window counts). */

@@ -4,7 +4,7 @@ import { PipelineMetrics } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
 import type { EventMetadata } from '../envelope/event-envelope';
-import { classifyError, isUnavailable } from '../errors/classify-error';
+import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/classify-error';
 import { RetriableError } from '../errors/pipeline-error';
 import { backoffDelay, waitWithHeartbeat, type RetryOptions } from '../retry/backoff';
 import type { ConsumerCounters } from './consumer-stats';
@@ -129,7 +129,8 @@ export class EventRunner {
             cause: error,
           });
         }
-        if (errorClass === 'fatal' || attempt >= retry.attempts) {
+        const exhausted = attempt >= retry.attempts && !isConcurrencyConflict(error);
+        if (errorClass === 'fatal' || exhausted) {
           return { ...letterOf(event), error: messageOf(error), errorClass, attempts: attempt };
         }
         counters.retried += 1;

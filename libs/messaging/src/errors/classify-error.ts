@@ -113,3 +113,15 @@ export function isUnavailable(error: unknown, insideDatabaseError = false): bool
   if (sqlState !== undefined && (sqlState.startsWith('08') || /^57P0[1-3]$/.test(sqlState))) return true;
   return error.cause !== undefined && error.cause !== error && isUnavailable(error.cause, databaseError);
 }
+
+/**
+ * A deadlock or serialization failure with a concurrent transaction (another partition's chunk
+ * locking the same rows in another order). Not the record's fault and always transient: the
+ * record is retried until it passes, never dead-lettered for it.
+ */
+export function isConcurrencyConflict(error: unknown): boolean {
+  if (!isObject(error)) return false;
+  const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);
+  if (sqlState === '40P01' || sqlState === '40001') return true;
+  return error.cause !== undefined && error.cause !== error && isConcurrencyConflict(error.cause);
+}

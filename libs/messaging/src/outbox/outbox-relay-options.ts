@@ -8,6 +8,8 @@ export interface OutboxRelayLogger {
   debug?(message: string): unknown;
 }
 
+export type OutboxAcks = 'all' | '1';
+
 export interface OutboxRelayOptions {
   /** The service whose outbox this is, e.g. `order`: one active relay per service. */
   readonly service: string;
@@ -22,6 +24,12 @@ export interface OutboxRelayOptions {
   readonly lingerMs?: number;
   /** Polling fallback (missed NOTIFYs) and the follower's lock retry. Default 1000. */
   readonly pollIntervalMs?: number;
+  /**
+   * `all` (default): the broker acknowledges once every in-sync replica has the batch. `1`: the
+   * leader alone, so a batch acknowledged (and deleted from the outbox) is lost if the leader
+   * dies before a follower copied it. Only to demonstrate that; the idempotent producer needs `all`.
+   */
+  readonly acks?: OutboxAcks;
   /** Advisory-lock key. Default: derived from `service`, stable. */
   readonly lockKey?: number;
   /** Upper bound on the flush `stop()` performs when the broker or database fails. Default 10000. */

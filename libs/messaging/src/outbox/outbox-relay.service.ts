@@ -8,6 +8,7 @@ import {
 import type { Kafka } from 'kafkajs';
 import { KAFKA_CLIENT } from '../kafka/kafka.tokens';
 import { OutboxRelay } from './outbox-relay';
+import type { OutboxAcks } from './outbox-relay-options';
 
 export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 
@@ -17,6 +18,7 @@ export interface OutboxRelayServiceOptions {
   readonly batchSize?: number;
   readonly lingerMs?: number;
   readonly pollIntervalMs?: number;
+  readonly acks?: OutboxAcks;
   readonly topicPrefix?: string;
 }
 

@@ -38,6 +38,7 @@ import {
 export class OutboxRelay {
   readonly lockKey: number;
   private readonly batchSize: number;
+  private readonly acks: -1 | 1;
   private readonly lingerMs: number;
   private readonly pollIntervalMs: number;
   private readonly flushTimeoutMs: number;
@@ -66,6 +67,7 @@ export class OutboxRelay {
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
+    this.acks = options.acks === '1' ? 1 : -1;
     this.lingerMs = options.lingerMs ?? 5;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
@@ -158,7 +160,10 @@ export class OutboxRelay {
     const sentAt = performance.now();
     try {
       await attempt('broker', () =>
-        producer.sendBatch({ acks: -1, topicMessages: toTopicMessages(traced, this.options.topicPrefix) }),
+        producer.sendBatch({
+          acks: this.acks,
+          topicMessages: toTopicMessages(traced, this.options.topicPrefix),
+        }),
       );
     } catch (error) {
       for (const span of spans) endSpan(span, error);
@@ -260,7 +265,7 @@ export class OutboxRelay {
 
   private async connectProducer(): Promise<Producer> {
     if (this.producer) return this.producer;
-    this.unconnectedProducer ??= createRelayProducer(this.options.kafka);
+    this.unconnectedProducer ??= createRelayProducer(this.options.kafka, this.acks === -1);
     await this.unconnectedProducer.connect();
     this.producer = this.unconnectedProducer;
     this.unconnectedProducer = undefined;

@@ -7,11 +7,12 @@ const PRODUCER_RETRY: RetryOptions = { retries: 5, initialRetryTime: 100, maxRet
 
 /**
  * The relay's producer: idempotent with one request in flight, so the broker drops a retried
- * duplicate and keeps each partition in the order sent; never creates topics.
+ * duplicate and keeps each partition in the order sent; never creates topics. Not idempotent
+ * only for the acks=1 demonstration (kafkajs refuses idempotence without acks from all).
  */
-export function createRelayProducer(kafka: Kafka): Producer {
+export function createRelayProducer(kafka: Kafka, idempotent = true): Producer {
   return kafka.producer({
-    idempotent: true,
+    idempotent,
     maxInFlightRequests: 1,
     allowAutoTopicCreation: false,
     retry: PRODUCER_RETRY,

@@ -56,6 +56,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
       batchSize: config.OUTBOX_BATCH_SIZE,
       lingerMs: config.OUTBOX_LINGER_MS,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
+      acks: config.OUTBOX_ACKS,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
     };
     const prefix = config.KAFKA_TOPIC_PREFIX;

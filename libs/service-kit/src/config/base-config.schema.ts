@@ -45,6 +45,13 @@ export const baseConfigSchema = (defaults: { port: number }) =>
     OUTBOX_BATCH_SIZE: positiveInt(500),
     OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(5),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
+    /**
+     * Acknowledgement the relay waits for before deleting rows: `all` (the in-sync replicas; with
+     * min.insync.replicas 2 an acknowledged event survives the loss of a broker) or `1` (the
+     * leader only: faster, and an event is lost if the leader dies before a follower copied it).
+     * `1` exists to demonstrate that dependency (tests/faults); keep `all`.
+     */
+    OUTBOX_ACKS: z.enum(['all', '1']).default('all'),
     CONSUMER_RETRY_ATTEMPTS: positiveInt(3),
     CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(200),
     CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(5000),

@@ -1,0 +1,21 @@
+import type { Admin } from 'kafkajs';
+
+/** The leader of a topic's partition, by broker node id. */
+export async function leaderOf(admin: Admin, topic: string, partition: number): Promise<number> {
+  const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+  const leader = topics[0]?.partitions.find((p) => p.partitionId === partition)?.leader;
+  if (leader === undefined || leader < 0) throw new Error(`${topic}/${partition} has no leader`);
+  return leader;
+}
+
+/** Partitions of `topics` whose in-sync replicas are fewer than `replicas`. */
+export async function underReplicated(
+  admin: Admin,
+  topics: readonly string[],
+  replicas: number,
+): Promise<string[]> {
+  const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+  return metadata.flatMap((topic) =>
+    topic.partitions.filter((p) => p.isr.length < replicas).map((p) => `${topic.name}/${p.partitionId}`),
+  );
+}
