@@ -2,6 +2,7 @@
 // wait for the pipeline to drain, audit every order. Time to recover runs from the fault's removal
 // (or its injection, when nothing is removed) until every order placed before that moment has
 // reached its terminal state and sent its email.
+import { expect } from 'vitest';
 import { eventually } from '../../support/processes';
 import { audit, emailsByRecipient, outboxRows, totalLag, unfinished, type Audit } from './pipeline-audit';
 import type { FaultStack } from './fault-stack';
@@ -112,4 +113,17 @@ async function drain(stack: FaultStack, placed: readonly PlacedOrder[], timeoutM
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   return false;
+}
+
+/**
+ * The suite's verdict on a fault: drained, nothing lost, nothing duplicated, outbox empty, lag 0.
+ * `tolerated` lists problems a fault may name as a known limit (they still count in the table).
+ */
+export function expectNothingLostOrDuplicated(result: FaultResult, tolerated: readonly string[] = []): void {
+  expect(result.problems.filter((problem) => !tolerated.includes(problem))).toEqual([]);
+  expect(result.drained).toBe(true);
+  expect(result.lost).toBe(0);
+  expect(result.duplicated).toBe(tolerated.length);
+  expect(result.outboxRows).toBe(0);
+  expect(result.lag).toBe(0);
 }
