@@ -10,26 +10,35 @@ export interface EmailToSend {
   readonly email: OutgoingEmail;
 }
 
+type SentEmailRow = Prisma.SentEmailCreateManyInput;
+
 /**
  * Sends the email of one consumed event at most once, as far as a database can promise that
  * about an SMTP server that is outside it.
  *
  * 1. `sent_emails` has a row for this event id: it was sent before, nothing to do.
- * 2. Send. A failure throws (retriable or fatal) and nothing is recorded.
- * 3. Record the send at once, in its own autocommitted statement, NOT in `ctx.tx`. The consumer
+ * 2. This process already had the email accepted by the SMTP server, but could not record it
+ *    (the database failed in step 4): do not send it again, go to step 4.
+ * 3. Send. A failure throws (retriable or fatal) and nothing is recorded.
+ * 4. Record the send at once, in its own autocommitted statement, NOT in `ctx.tx`. The consumer
  *    runs a whole chunk of records in one transaction and re-runs the chunk when any record of
  *    it fails (or the commit does); a row written in `ctx.tx` would be rolled back with it and
  *    every email of the chunk sent again. Committed on its own, the row survives that, and the
  *    redelivery finds it in step 1. A row without its inbox row is harmless for the same reason.
+ *    If this statement fails (Postgres restarting, a connection cut), the error fails the batch
+ *    as any database outage does; the redelivery of the same event to this process meets step 2.
  *
- * The honest limit: a crash (or a database failure) after the SMTP server accepted the email and
- * before step 3 committed means the event is redelivered and the email sent a second time. At
- * most one duplicate per such crash, and it carries the same Message-ID, so mail clients and
- * servers that deduplicate on it (and anyone reading the logs) can recognise it.
+ * The honest limit: the memory of step 2 is this process's. A crash (kill -9, OOM) after the SMTP
+ * server accepted the email and before step 4 committed, or a rebalance that hands the partition
+ * to another instance in that window, means the email is sent a second time. At most one
+ * duplicate per such event, and it carries the same Message-ID, so mail clients and servers that
+ * deduplicate on it (and anyone reading the logs) can recognise it.
  */
 @Injectable()
 export class SendOnce {
   private readonly logger = new Logger(SendOnce.name);
+  /** Accepted by the SMTP server, not yet recorded: event id → the row to record. */
+  private readonly acceptedNotRecorded = new Map<string, SentEmailRow>();
 
   constructor(
     @Inject(DATABASE) private readonly database: PrismaClient,
@@ -43,15 +52,24 @@ export class SendOnce {
     const eventId = ctx.metadata.id;
     const sent = await ctx.tx.sentEmail.findUnique({ where: { eventId }, select: { sentAt: true } });
     if (sent) {
+      this.acceptedNotRecorded.delete(eventId);
       this.logger.log(`${kind} email for order ${orderId} (event ${eventId}) already sent: skipped`);
       return;
     }
-    await this.mail.send(email);
-    await this.database.sentEmail.createMany({
-      data: [{ eventId, orderId, kind, recipient: email.to, messageId: email.messageId }],
-      skipDuplicates: true,
-    });
-    // Never the body: it is the customer's data and can be large; the Message-ID finds it.
-    this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);
+    let row = this.acceptedNotRecorded.get(eventId);
+    if (row) {
+      this.logger.warn(
+        `${kind} email for order ${orderId} was accepted by the SMTP server before a database ` +
+          `failure (Message-ID ${row.messageId}): recording it, not sending it again`,
+      );
+    } else {
+      await this.mail.send(email);
+      row = { eventId, orderId, kind, recipient: email.to, messageId: email.messageId };
+      this.acceptedNotRecorded.set(eventId, row);
+      // Never the body: it is the customer's data and can be large; the Message-ID finds it.
+      this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);
+    }
+    await this.database.sentEmail.createMany({ data: [row], skipDuplicates: true });
+    this.acceptedNotRecorded.delete(eventId);
   }
 }
