@@ -4,28 +4,12 @@
 LOG_PREFIX=test
 source "$(dirname "$0")/lib/common.sh"
 
-STARTED_FILE="$(mktemp)"
-cleanup() {
-  local rc=$?
-  if [ -s "$STARTED_FILE" ]; then
-    log "stopping the infrastructure this run started: $(tr '\n' ' ' <"$STARTED_FILE")"
-    # shellcheck disable=SC2046
-    bash infra/bin/infra.sh down $(cat "$STARTED_FILE") || true
-  fi
-  rm -f "$STARTED_FILE"
-  exit "$rc"
-}
-trap cleanup EXIT
-
-t0=$(date +%s)
-ensure_dependencies
-ensure_postgres
-build_all
+begin_test_run
 log "static checks: types, lint (module boundaries), formatting"
 npx tsc -p tsconfig.json --noEmit
 npm run --silent lint
 npx prettier --check . --log-level=warn
-INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up
+start_infra
 node scripts/db/setup.mjs
-log "running the tests ($(($(date +%s) - t0)) s of preparation)"
+log "running the tests ($(seconds_since_run_start) s of preparation)"
 npx vitest run "$@"

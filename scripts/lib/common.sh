@@ -1,4 +1,5 @@
-# Sourced by the top-level scripts: Node 24, dependencies, generated clients and a build.
+# Sourced by the top-level scripts: Node 24, dependencies, generated clients and a build; for the
+# test runs, the infrastructure they start is stopped again on exit.
 set -euo pipefail
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$REPO_ROOT"
@@ -30,4 +31,30 @@ ensure_postgres() {
 build_all() {
   bash scripts/prisma-generate.sh
   bash scripts/build.sh
+}
+
+# A test run: dependencies, Postgres, generated clients and a build. Infrastructure the run starts
+# (start_infra) is stopped when it exits, however it exits; what was already running stays.
+begin_test_run() {
+  RUN_T0=$(date +%s)
+  STARTED_FILE="$(mktemp)"
+  trap stop_started_infra EXIT
+  ensure_dependencies
+  ensure_postgres
+  build_all
+}
+
+start_infra() { INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up; }
+
+seconds_since_run_start() { echo $(($(date +%s) - RUN_T0)); }
+
+stop_started_infra() {
+  local rc=$?
+  if [ -s "$STARTED_FILE" ]; then
+    log "stopping the infrastructure this run started: $(tr '\n' ' ' <"$STARTED_FILE")"
+    # shellcheck disable=SC2046
+    bash infra/bin/infra.sh down $(cat "$STARTED_FILE") || true
+  fi
+  rm -f "$STARTED_FILE"
+  exit "$rc"
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Admin, KafkaMessage, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEMO_STOCK_UNITS,
   EventHeaders,
   Topics,
   type OrderItem,
@@ -95,8 +96,12 @@ describe('inventory-service reserves all items or none', () => {
   const item = (sku: string, quantity: number): OrderItem => ({ sku, quantity, unitPrice: '1.00' });
 
   it('seeds the demo catalogue on start and publishes each seeded SKU to inventory.stock', async () => {
-    expect(await level('SKU-APPLE')).toMatchObject({ sku: 'SKU-APPLE', available: 1_000_000, reserved: 0 });
-    expect(await level('SKU-NECTARINE')).toMatchObject({ available: 1_000_000, reserved: 0 });
+    expect(await level('SKU-APPLE')).toMatchObject({
+      sku: 'SKU-APPLE',
+      available: DEMO_STOCK_UNITS,
+      reserved: 0,
+    });
+    expect(await level('SKU-NECTARINE')).toMatchObject({ available: DEMO_STOCK_UNITS, reserved: 0 });
     expect(await level('SKU-RARE')).toMatchObject({ sku: 'SKU-RARE', available: 0, reserved: 0 });
     const records = await eventually(async () => {
       const found = await changelog('SKU-RARE');

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type Admin, ConfigResourceTypes, type Kafka, type KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventHeaders, Topics, type StockChangedPayload } from '@pipeline/contracts';
+import { DEMO_CATALOGUE, EventHeaders, Topics, type StockChangedPayload } from '@pipeline/contracts';
 import { headerValue } from '@pipeline/messaging';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
@@ -134,7 +134,7 @@ describe('inventory.stock is a compacted changelog', () => {
       { what: '100 stock.changed records on inventory.stock' },
     );
     const seeded = [...before.keys()].filter((key) => !skus.includes(key));
-    expect(seeded).toHaveLength(13); // the demo catalogue
+    expect(seeded).toHaveLength(DEMO_CATALOGUE.length);
     const sizeBefore = await partitionSize(topic);
 
     // From now on a segment rolls on the first append after 100 ms: the cleaner can get to work.

@@ -37,9 +37,10 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export function testDatabase(name: string): TestDatabase {
+/** `name` on the server the PG* variables of `env` point at: the shared one unless told otherwise. */
+export function testDatabase(name: string, env: NodeJS.ProcessEnv = process.env): TestDatabase {
   assertTestDatabaseName(name);
-  const fields: PgFields = { ...pgEnv(), database: name };
+  const fields: PgFields = { ...pgEnv(env), database: name };
   const connect = async (): Promise<pg.Client> => {
     const client = new pg.Client(fields);
     await client.connect();
@@ -58,13 +59,16 @@ export function testDatabase(name: string): TestDatabase {
         await client.end();
       }
     },
-    drop: () => dropDatabase(assertTestDatabaseName(name)),
+    drop: () => dropDatabase(assertTestDatabaseName(name), { env }),
   };
 }
 
-/** Create a fresh, empty test database. */
-export async function createTestDatabase(label: string): Promise<TestDatabase> {
-  const db = testDatabase(testDatabaseName(label));
-  await createDatabases([db.name]);
+/** Create a fresh, empty test database (on the server `env` points at). */
+export async function createTestDatabase(
+  label: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<TestDatabase> {
+  const db = testDatabase(testDatabaseName(label), env);
+  await createDatabases([db.name], { env });
   return db;
 }

@@ -8,11 +8,16 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { PaymentAuthorizedEvent, Topics, type PaymentAuthorizedPayload } from '@pipeline/contracts';
+import {
+  DEMO_STOCKED_SKUS,
+  PaymentAuthorizedEvent,
+  Topics,
+  type PaymentAuthorizedPayload,
+} from '@pipeline/contracts';
 import { createKafka, encodeHeaders, metadataOf } from '@pipeline/messaging';
 import { logLevel } from 'kafkajs';
 import { readGroupLag } from '../loadgen/lag-monitor';
-import { seededRandom, StockedSkus } from '../loadgen/order-mix';
+import { seededRandom } from '../loadgen/order-mix';
 import { cpuSeconds } from './proc-stats';
 import {
   databaseName,
@@ -30,7 +35,7 @@ const repoRoot = resolve(__dirname, '../../..');
 function paymentEvent(random: () => number): { key: string; value: string; headers: Record<string, string> } {
   const orderId = randomUUID();
   const items = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({
-    sku: StockedSkus[Math.floor(random() * StockedSkus.length)]!,
+    sku: DEMO_STOCKED_SKUS[Math.floor(random() * DEMO_STOCKED_SKUS.length)]!,
     quantity: 1 + Math.floor(random() * 3),
     unitPrice: '1.00',
   }));

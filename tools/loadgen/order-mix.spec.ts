@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Outcomes,
-  pickOutcome,
-  planOrder,
-  RareSku,
-  seededRandom,
-  StockedSkus,
-  type Outcome,
-} from './order-mix';
+import { DEMO_OUT_OF_STOCK_SKU, DEMO_STOCKED_SKUS } from '@pipeline/contracts';
+import { Outcomes, pickOutcome, planOrder, seededRandom, type Outcome } from './order-mix';
 
 const mix = { confirmed: 90, declined: 5, 'out-of-stock': 5 };
 
@@ -49,8 +42,8 @@ describe('order mix', () => {
       expect(total).toBeLessThanOrEqual(10_000);
       expect(body.customerEmail).toBe(`run-${sequence}@loadgen.test`);
       expect(body.customerId.startsWith('blocked-')).toBe(outcome === 'declined');
-      expect(skus.includes(RareSku)).toBe(outcome === 'out-of-stock');
-      for (const sku of skus) expect([...StockedSkus, RareSku]).toContain(sku);
+      expect(skus.includes(DEMO_OUT_OF_STOCK_SKU)).toBe(outcome === 'out-of-stock');
+      for (const sku of skus) expect([...DEMO_STOCKED_SKUS, DEMO_OUT_OF_STOCK_SKU]).toContain(sku);
     }
   });
 });

@@ -1,24 +1,9 @@
 /** Which outcome each generated order aims for, and the request body that produces it (README: demo catalogue). */
+import { DEMO_OUT_OF_STOCK_SKU, DEMO_STOCKED_SKUS } from '@pipeline/contracts';
+
 export const Outcomes = ['confirmed', 'declined', 'out-of-stock'] as const;
 export type Outcome = (typeof Outcomes)[number];
 export type OutcomeMix = Readonly<Record<Outcome, number>>;
-
-/** Stocked with 1,000,000 each; SKU-RARE (stock 0) is reserved for out-of-stock orders. */
-export const StockedSkus = [
-  'SKU-APPLE',
-  'SKU-BANANA',
-  'SKU-CHERRY',
-  'SKU-DATE',
-  'SKU-ELDERBERRY',
-  'SKU-FIG',
-  'SKU-GRAPE',
-  'SKU-HONEYDEW',
-  'SKU-KIWI',
-  'SKU-LEMON',
-  'SKU-MANGO',
-  'SKU-NECTARINE',
-] as const;
-export const RareSku = 'SKU-RARE';
 
 export interface OrderItem {
   readonly sku: string;
@@ -74,12 +59,13 @@ export function planOrder(
   const items: OrderItem[] = [];
   for (let i = 0; i < lines; i++) {
     items.push({
-      sku: pick(StockedSkus, random),
+      sku: pick(DEMO_STOCKED_SKUS, random),
       quantity: 1 + Math.floor(random() * 3),
       unitPrice: price(random),
     });
   }
-  if (outcome === 'out-of-stock') items.push({ sku: RareSku, quantity: 1, unitPrice: price(random) });
+  if (outcome === 'out-of-stock')
+    items.push({ sku: DEMO_OUT_OF_STOCK_SKU, quantity: 1, unitPrice: price(random) });
   const customerEmail = `${options.runId}-${options.sequence}@loadgen.test`;
   return { outcome, body: { customerId, customerEmail, items } };
 }

@@ -17,3 +17,4 @@ export * from './events/event-catalogue';
 export * from './events/event-consumers';
 export * from './asyncapi/asyncapi-document';
 export * from './money/money';
+export * from './catalogue/demo-catalogue';

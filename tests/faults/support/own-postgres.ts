@@ -5,9 +5,7 @@ import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { buildUrl, type PgFields } from '../../../scripts/db/lib.mjs';
-import { assertTestDatabaseName, type TestDatabase, testDatabaseName } from '../../support/db';
+import { createTestDatabase, type TestDatabase } from '../../support/db';
 import { freePort } from '../../support/processes';
 
 const run = promisify(execFile);
@@ -44,22 +42,14 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const start = () =>
     asPostgres('pg_ctl', ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   const stop = () => asPostgres('pg_ctl', ['stop', '-w', '-m', 'fast', '-D', data]);
-  const databases: TestDatabase[] = [];
   const own: OwnPostgres = {
     port,
     start,
     stop,
     async createDatabase(label) {
-      const database = ownDatabase({ host: '127.0.0.1', port, user: 'postgres' }, testDatabaseName(label));
-      const admin = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres' });
-      await admin.connect();
-      try {
-        await admin.query(`CREATE DATABASE "${database.name}"`);
-      } finally {
-        await admin.end();
-      }
-      databases.push(database);
-      return database;
+      const env = { PGHOST: '127.0.0.1', PGPORT: String(port), PGUSER: 'postgres' };
+      // Dropping is moot: the whole cluster goes with destroy().
+      return { ...(await createTestDatabase(label, env)), drop: () => Promise.resolve() };
     },
     async destroy() {
       await stop().catch(() => undefined);
@@ -74,29 +64,4 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     throw error;
   }
   return own;
-}
-
-/** A TestDatabase on our own server; dropping it is moot (the whole cluster goes). */
-function ownDatabase(server: Omit<PgFields, 'database'>, name: string): TestDatabase {
-  const fields: PgFields = { ...server, database: assertTestDatabaseName(name) };
-  const connect = async (): Promise<pg.Client> => {
-    const client = new pg.Client(fields);
-    await client.connect();
-    return client;
-  };
-  return {
-    name,
-    url: buildUrl(fields),
-    fields,
-    connect,
-    async withClient(fn) {
-      const client = await connect();
-      try {
-        return await fn(client);
-      } finally {
-        await client.end();
-      }
-    },
-    drop: () => Promise.resolve(),
-  };
 }

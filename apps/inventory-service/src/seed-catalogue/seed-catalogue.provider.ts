@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { DEMO_CATALOGUE } from '@pipeline/contracts';
 import { writeToOutbox } from '@pipeline/messaging';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';
 import { STOCK_COLUMNS, stockChanged, toStockLevel, type StockRow } from '../stock/stock-level';
-import { DEMO_CATALOGUE } from './demo-catalogue';
 
 /**
  * Seeds the demo catalogue at start-up. Idempotent: rows that exist are left as they are

@@ -1,0 +1,128 @@
+import type { Admin } from 'kafkajs';
+import { DefaultGroups } from '../loadgen/args';
+import type { LoadgenReport } from '../loadgen/report';
+import type { BenchResults, StepResult } from './bench-results';
+import type { MachineDescription } from './machine';
+import type { CpuUsage } from './proc-stats';
+import type { DatabaseCounters } from './stack-under-test';
+import type { StepVerdict } from './step-verdict';
+
+const perPlaced = (n: number, orders: number): number => Math.round((n / Math.max(1, orders)) * 100) / 100;
+
+/** Per database: how much each counter grew between two readings, per order. */
+export const perOrderCounters = (
+  before: Record<string, DatabaseCounters>,
+  after: Record<string, DatabaseCounters>,
+  orders: number,
+): Record<string, DatabaseCounters> =>
+  Object.fromEntries(
+    Object.entries(after).map(([db, a]) => {
+      const b = before[db];
+      const per = (k: keyof DatabaseCounters): number => perPlaced(a[k] - (b?.[k] ?? 0), orders);
+      return [
+        db,
+        {
+          commits: per('commits'),
+          rollbacks: per('rollbacks'),
+          inserted: per('inserted'),
+          updated: per('updated'),
+          deleted: per('deleted'),
+        },
+      ];
+    }),
+  );
+
+/** One load step's row of the results, from the load generator's report and what the bench measured. */
+export function stepResult(step: {
+  readonly label: StepResult['label'];
+  readonly rate: number;
+  readonly report: LoadgenReport;
+  readonly verdict: StepVerdict;
+  readonly cpu: CpuUsage | undefined;
+  readonly ordersInWindow: number;
+  readonly perOrder: Record<string, DatabaseCounters> | undefined;
+  readonly reportFile: string;
+}): StepResult {
+  const { report, cpu, perOrder } = step;
+  const errors = Object.values(report.totals.httpErrors).reduce((a, b) => a + b, 0);
+  return {
+    label: step.label,
+    offered: step.rate,
+    achieved: report.achievedRate,
+    terminalPerSecond:
+      (report.totals.terminalEvents['order.confirmed'] + report.totals.terminalEvents['order.cancelled']) /
+      report.durationSeconds,
+    placed: report.totals.placed,
+    lost: report.totals.lost,
+    duplicated: report.totals.duplicated,
+    httpErrors: errors + report.totals.dropped,
+    e2e: report.latency.e2e,
+    e2eConfirmed: report.latency.e2eConfirmed,
+    http: report.latency.http,
+    maxLagByGroup: report.lag.maxByGroup,
+    verdict: step.verdict,
+    ...(cpu ? { cpu, ordersInCpuWindow: step.ordersInWindow } : {}),
+    ...(perOrder ? { perOrder } : {}),
+    report: step.reportFile,
+  };
+}
+
+async function sumEndOffsets(admin: Admin, prefix: string): Promise<Record<string, number>> {
+  const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+  const sums: Record<string, number> = {};
+  for (const topic of topics) {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    sums[topic.slice(prefix.length)] = offsets.reduce((s, p) => s + Number(p.high), 0);
+  }
+  return sums;
+}
+
+/** Kafka records per placed order over the whole run: produced to all topics, consumed over all groups. */
+export async function recordsPerOrder(
+  admin: Admin,
+  topicPrefix: string,
+  placed: number,
+): Promise<NonNullable<BenchResults['recordsPerOrder']>> {
+  const ends = await sumEndOffsets(admin, topicPrefix);
+  const produced = Object.values(ends).reduce((a, b) => a + b, 0);
+  const consumed = Object.values(DefaultGroups)
+    .flat()
+    .reduce((sum, topic) => sum + (ends[topic] ?? 0), 0);
+  return { produced: perPlaced(produced, placed), consumed: perPlaced(consumed, placed) };
+}
+
+/** The whole run's results (bench.json, and what BENCHMARKS.md is rendered from). */
+export function benchResults(run: {
+  readonly startedAt: Date;
+  readonly quick: boolean;
+  readonly tracing: string;
+  readonly machine: MachineDescription;
+  readonly steps: readonly StepResult[];
+  readonly sustainableRate: number;
+  readonly halfRate: StepResult | undefined;
+  readonly maxRssMiB: Readonly<Record<string, number>>;
+  readonly rssAtReadyMiB: Readonly<Record<string, number>>;
+  readonly idleCpu: CpuUsage | undefined;
+  readonly recordsPerOrder: BenchResults['recordsPerOrder'];
+  readonly kafka: BenchResults['kafka'];
+  readonly pgbench: BenchResults['pgbench'];
+  readonly errors: readonly string[];
+}): BenchResults {
+  return {
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    mode: run.quick ? 'quick' : 'full',
+    tracing: run.tracing,
+    machine: run.machine,
+    steps: run.steps,
+    sustainableRate: run.sustainableRate,
+    ...(run.halfRate ? { halfRate: run.halfRate } : {}),
+    maxRssMiB: run.maxRssMiB,
+    rssAtReadyMiB: run.rssAtReadyMiB,
+    ...(run.idleCpu ? { idleCpu: run.idleCpu } : {}),
+    ...(run.recordsPerOrder ? { recordsPerOrder: run.recordsPerOrder } : {}),
+    ...(run.kafka ? { kafka: run.kafka } : {}),
+    ...(run.pgbench ? { pgbench: run.pgbench } : {}),
+    errors: run.errors,
+  };
+}

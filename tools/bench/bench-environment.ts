@@ -1,0 +1,57 @@
+import { resolve } from 'node:path';
+import type { StackOptions } from './stack-under-test';
+
+export const repoRoot = resolve(__dirname, '../../..');
+
+/** Where the stack under test runs and what its services are told, from the bench's environment. */
+export function stackOptions(runId: string, logDir: string): StackOptions {
+  const prefix = `bench-${runId}.`;
+  return {
+    repoRoot,
+    pg: {
+      host: process.env.PGHOST ?? '127.0.0.1',
+      port: Number(process.env.PGPORT ?? 5432),
+      user: process.env.PGUSER ?? 'postgres',
+    },
+    dbPrefix: process.env.BENCH_DB_PREFIX ?? 'bench_',
+    portBase: Number(process.env.BENCH_PORT_BASE ?? 3100),
+    kafkaBrokers: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
+    topicPrefix: prefix,
+    groupPrefix: prefix,
+    smtpUrl: process.env.SMTP_URL ?? 'smtp://127.0.0.1:1025',
+    logDir,
+    ...(process.env.BENCH_CPU_PROFILE === '1' ? { cpuProfileDir: `${logDir}/../profiles` } : {}),
+    env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'log', ...tracingEnv() },
+  };
+}
+
+/**
+ * Tracing as production would run it: on, sampled at a realistic ratio (`BENCH_TRACE_RATIO`,
+ * default 0.1, parent-based), exported to the local Zipkin. `BENCH_TRACE_RATIO=0` turns it off.
+ */
+function tracingEnv(): Record<string, string> {
+  const ratio = traceRatio();
+  if (ratio === 0) return { OTEL_TRACES_EXPORTER: 'none' };
+  return {
+    OTEL_TRACES_EXPORTER: 'zipkin',
+    OTEL_EXPORTER_ZIPKIN_ENDPOINT:
+      process.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT ?? 'http://127.0.0.1:9411/api/v2/spans',
+    OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+    OTEL_TRACES_SAMPLER_ARG: String(ratio),
+  };
+}
+
+function traceRatio(): number {
+  const ratio = Number(process.env.BENCH_TRACE_RATIO ?? '0.1');
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    throw new Error('BENCH_TRACE_RATIO must be between 0 and 1');
+  return ratio;
+}
+
+/** The tracing the services ran with, as BENCHMARKS.md states it. */
+export function describeTracing(): string {
+  const ratio = traceRatio();
+  return ratio === 0
+    ? 'off (BENCH_TRACE_RATIO=0)'
+    : `on, OpenTelemetry sampling ${ratio * 100} % of orders (parent-based trace-id ratio), exported to Zipkin`;
+}
