@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import {
   DEMO_STOCKED_SKUS,
   PaymentAuthorizedEvent,
@@ -29,8 +28,7 @@ import {
   withClient,
   type StackOptions,
 } from './stack-under-test';
-
-const repoRoot = resolve(__dirname, '../../..');
+import { repoRoot, stackOptions } from './bench-environment';
 
 function paymentEvent(random: () => number): { key: string; value: string; headers: Record<string, string> } {
   const orderId = randomUUID();
@@ -65,20 +63,13 @@ async function main(events: number): Promise<void> {
   const runId = `catchup${Date.now().toString(36)}`;
   const logDir = `${repoRoot}/reports/${runId}`;
   await mkdir(logDir, { recursive: true });
+  // The bench's stack, on a prefix and databases of this run, with no SMTP server and quiet logs.
   const options: StackOptions = {
-    repoRoot,
-    pg: {
-      host: process.env.PGHOST ?? '127.0.0.1',
-      port: Number(process.env.PGPORT ?? 5432),
-      user: process.env.PGUSER ?? 'postgres',
-    },
+    ...stackOptions(runId, logDir),
     dbPrefix: `bench_${runId}_`,
-    portBase: Number(process.env.BENCH_PORT_BASE ?? 3100),
-    kafkaBrokers: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
     topicPrefix: `${runId}.`,
     groupPrefix: `${runId}.`,
     smtpUrl: 'smtp://127.0.0.1:1',
-    logDir,
     env: { LOG_LEVEL: 'warn' },
   };
   const db = databaseName(options, 'inventory');
