@@ -11,6 +11,8 @@
 #   cluster-start            three combined nodes, client ports 19092-19094, controllers 19192-19194
 #   cluster-stop | cluster-status | cluster-reset
 #   cluster-kill N           kill -9 node N (1..3), for failure tests
+#   cluster-pause N          freeze node N (SIGSTOP): alive, but it answers nothing and replicates nothing
+#   cluster-resume N         unfreeze node N (SIGCONT)
 #   cluster-stop-node N      stop node N gracefully (SIGTERM)
 #   cluster-start-node N     start node N (if not running) and wait until it answers
 #   cluster-restart-node N   stop node N (gracefully, if running), start it, wait until it answers
@@ -18,7 +20,7 @@
 # status / cluster-status exit 0 when running and answering, 1 when running but not answering,
 # 3 when (a node is) not running. start / cluster-start are no-ops when already running.
 # Tools: infra/bin/kafka-{topics,consumer-groups,console-consumer,console-producer,configs,
-# get-offsets,log-dirs,broker-api-versions,producer-perf-test,consumer-perf-test}.sh
+# get-offsets,log-dirs,broker-api-versions,producer-perf-test,consumer-perf-test,leader-election}.sh
 # (default --bootstrap-server 127.0.0.1:9092; set KAFKA_BOOTSTRAP for the cluster).
 #
 # State lives in the repo's git-ignored .run/: .run/kafka/{data,logs,server.properties,kafka.pid}
@@ -180,6 +182,7 @@ stop_nodes() {
   local dir pid pids=() deadline
   for dir in "$@"; do
     if pid="$(node_pid "$dir")"; then
+      kill -CONT "$pid" 2>/dev/null || true # a paused node (cluster-pause) would never see SIGTERM
       kill -TERM "$pid" 2>/dev/null || true
       pids+=("$pid")
     fi
@@ -432,6 +435,18 @@ cluster_kill() {
   rm -f "$(node_pid_file "$dir")"
 }
 
+# cluster_signal N SIGNAL WHAT: send SIGNAL to node N's JVM.
+cluster_signal() {
+  check_node_arg "${1:-}"
+  local pid
+  if pid="$(node_pid "$(cluster_node_dir "$1")")"; then
+    kill "-$2" "$pid"
+    kafka_say "$3 node-$1 (pid $pid)"
+  else
+    kafka_die "node-$1 not running"
+  fi
+}
+
 cluster_stop_node() {
   check_node_arg "${1:-}"
   kafka_say "stopping node-$1 ..."
@@ -470,6 +485,8 @@ case "$cmd" in
   cluster-status) cluster_status ;;
   cluster-reset) cluster_reset ;;
   cluster-kill) cluster_kill "$@" ;;
+  cluster-pause) cluster_signal "${1:-}" STOP paused ;;
+  cluster-resume) cluster_signal "${1:-}" CONT resumed ;;
   cluster-stop-node) cluster_stop_node "$@" ;;
   cluster-start-node) cluster_start_node "$@" ;;
   cluster-restart-node)
