@@ -10,7 +10,7 @@ import { portsFree } from './ports';
 
 const run = promisify(execFile);
 const KAFKA_SH = join(REPO_ROOT, 'infra/bin/kafka.sh');
-const KAFKA_CONFIGS_SH = join(REPO_ROOT, 'infra/bin/kafka-configs.sh');
+const LEADER_ELECTION_SH = join(REPO_ROOT, 'infra/bin/kafka-leader-election.sh');
 
 async function kafkaSh(env: Record<string, string>, ...args: string[]): Promise<string> {
   const { stdout, stderr } = await run('bash', [KAFKA_SH, ...args], {
@@ -66,44 +66,12 @@ export interface OwnKafkaCluster {
   kill(node: number): Promise<void>;
   /** Starts node N again and waits until it answers. */
   startNode(node: number): Promise<void>;
-  /**
-   * Holds back the replication of `topic` (every partition, leader and follower side) to a few
-   * bytes a second, through Kafka's own replication quotas; `bootstrap` is a live broker.
-   */
-  throttleReplication(topic: string, bootstrap: string): Promise<void>;
-  unthrottleReplication(topic: string, bootstrap: string): Promise<void>;
+  /** Freezes node N (SIGSTOP): alive, holding its connections, answering and replicating nothing. */
+  pause(node: number): Promise<void>;
+  resume(node: number): Promise<void>;
+  /** Makes each partition's first replica its leader again (a preferred leader election). */
+  electPreferredLeaders(): Promise<void>;
   destroy(): Promise<void>;
-}
-
-// Replication quotas (KIP-73): the throttled replicas of a topic, and the rate they get.
-const THROTTLED_REPLICAS = [
-  'leader.replication.throttled.replicas',
-  'follower.replication.throttled.replicas',
-];
-const THROTTLED_RATES = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate'];
-
-async function kafkaConfigs(bootstrap: string, ...args: string[]): Promise<void> {
-  await run('bash', [KAFKA_CONFIGS_SH, '--bootstrap-server', bootstrap, '--alter', ...args], {
-    timeout: 120_000,
-  });
-}
-
-async function setThrottle(bootstrap: string, topic: string, on: boolean): Promise<void> {
-  const change = (entries: string[], value: string) =>
-    on
-      ? ['--add-config', entries.map((name) => `${name}=${value}`).join(',')]
-      : ['--delete-config', entries.join(',')];
-  await Promise.all([
-    kafkaConfigs(
-      bootstrap,
-      '--entity-type',
-      'topics',
-      '--entity-name',
-      topic,
-      ...change(THROTTLED_REPLICAS, '*'),
-    ),
-    kafkaConfigs(bootstrap, '--entity-type', 'brokers', '--entity-default', ...change(THROTTLED_RATES, '10')),
-  ]);
 }
 
 /** A base port with three free client ports and three free controller ports after it. */
@@ -129,8 +97,21 @@ export async function startOwnKafkaCluster(): Promise<OwnKafkaCluster> {
     nodeOf: (port) => port - base + 1,
     kill: async (node) => void (await kafkaSh(env, 'cluster-kill', String(node))),
     startNode: async (node) => void (await kafkaSh(env, 'cluster-start-node', String(node))),
-    throttleReplication: (topic, bootstrap) => setThrottle(bootstrap, topic, true),
-    unthrottleReplication: (topic, bootstrap) => setThrottle(bootstrap, topic, false),
+    pause: async (node) => void (await kafkaSh(env, 'cluster-pause', String(node))),
+    resume: async (node) => void (await kafkaSh(env, 'cluster-resume', String(node))),
+    electPreferredLeaders: async () =>
+      void (await run(
+        'bash',
+        [
+          LEADER_ELECTION_SH,
+          '--bootstrap-server',
+          `127.0.0.1:${base}`,
+          '--election-type',
+          'PREFERRED',
+          '--all-topic-partitions',
+        ],
+        { timeout: 120_000 },
+      )),
     destroy: async () => {
       await kafkaSh(env, 'cluster-stop').catch(() => undefined);
       await rm(dir, { recursive: true, force: true });

@@ -19,3 +19,28 @@ export async function underReplicated(
     topic.partitions.filter((p) => p.isr.length < replicas).map((p) => `${topic.name}/${p.partitionId}`),
   );
 }
+
+/**
+ * Reorders the replicas of every partition of `topics` so that `node` comes first (the same
+ * replica set: nothing moves); a preferred leader election then makes it the leader of all.
+ */
+export async function preferLeader(admin: Admin, topics: readonly string[], node: number): Promise<void> {
+  const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+  await admin.alterPartitionReassignments({
+    topics: metadata.map((topic) => ({
+      topic: topic.name,
+      partitionAssignment: topic.partitions.map((p) => ({
+        partition: p.partitionId,
+        replicas: [node, ...p.replicas.filter((replica) => replica !== node)],
+      })),
+    })),
+  });
+}
+
+/** Partitions of `topics` not led by `node`. */
+export async function notLedBy(admin: Admin, topics: readonly string[], node: number): Promise<string[]> {
+  const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+  return metadata.flatMap((topic) =>
+    topic.partitions.filter((p) => p.leader !== node).map((p) => `${topic.name}/${p.partitionId}`),
+  );
+}
