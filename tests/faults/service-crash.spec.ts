@@ -6,7 +6,7 @@ import { FaultStack, SERVICES } from './support/fault-stack';
 import { runFault, expectNothingLostOrDuplicated } from './support/fault-run';
 import { outboxRows, totalLag } from './support/pipeline-audit';
 
-// kill -9 of a service while it has work in hand, then a restart on the same database and group:
+// kill -9 of a service while it has work in hand (its own lag or outbox above 0), then a restart on the same database and group:
 // the outbox and the inbox must make the crash invisible in the effects. CI crashes order-service
 // (HTTP, relay and consumer in one); the full suite crashes each of the five in turn.
 const victims: readonly ServiceName[] = FULL ? SERVICES : ['order'];
@@ -27,13 +27,15 @@ describe('fault: service crash (kill -9 mid-batch, restart)', () => {
       const result = await runFault(stack, {
         fault: `service crash: ${victim}`,
         inject: async () => {
-          // Mid-batch: the pipeline has events in flight (unconsumed records or unrelayed rows).
+          // Mid-batch: the victim itself has work in hand, records fetched or waiting whose offsets
+          // it has not committed, or rows in its outbox it has not relayed.
           await eventually(
-            async () => ((await totalLag(stack)) + (await outboxRows(stack)) > 0 ? true : undefined),
+            async () =>
+              (await totalLag(stack, [victim])) + (await outboxRows(stack, [victim])) > 0 ? true : undefined,
             {
-              timeoutMs: 30_000,
+              timeoutMs: 60_000,
               intervalMs: 20,
-              what: 'events in flight',
+              what: `${victim}-service with work in hand`,
             },
           );
           await stack.kill(victim);
