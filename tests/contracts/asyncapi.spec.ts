@@ -96,6 +96,7 @@ describe('the AsyncAPI document', () => {
         topicConfiguration: {
           'cleanup.policy': [spec.cleanupPolicy],
           ...(spec.retentionMs === undefined ? {} : { 'retention.ms': spec.retentionMs }),
+          ...(spec.maxMessageBytes === undefined ? {} : { 'max.message.bytes': spec.maxMessageBytes }),
         },
         bindingVersion: '0.5.0',
       });

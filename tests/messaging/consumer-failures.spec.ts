@@ -149,6 +149,26 @@ describe('KafkaEventServer: failure policy', () => {
     expect((await bed.effectCounts()).size).toBe(2);
   });
 
+  it('dead-letters a burst of poison records heavier than one produce request, and moves on', async () => {
+    bed = await createTestBed('fail_burst');
+    const behaviour = fixtureBehaviour(bed.service);
+    // 4 KiB of garbage each, all in the log before the consumer starts: its first fetch (1 MiB a
+    // partition) holds about 230 of them, one transaction chunk, and their dead letters, each
+    // heavier by the diagnostic headers, weigh more than the broker takes in one record batch.
+    const garbage = Array.from({ length: 300 }, (_, index) => ({
+      ...testEventMessage({ key: `garbage-${index}`, seq: 0 }),
+      value: Buffer.alloc(4 * 1024, 0xff),
+    }));
+    for (let from = 0; from < garbage.length; from += 10) await bed.send(garbage.slice(from, from + 10));
+    await bed.send([testEventMessage({ key: 'k', seq: 1 })]);
+    await start(bed, behaviour);
+
+    await committedPast(bed, 301);
+    const letters = await deadLetters(bed, 300);
+    expect(letters.map((letter) => letter.key?.toString())).toEqual(garbage.map((record) => record.key));
+    expect(behaviour.calls.get('k')).toBe(1);
+  });
+
   it('isolates a transient failure: the batch still applies every other event once', async () => {
     bed = await createTestBed('fail_flaky');
     const behaviour = fixtureBehaviour(bed.service, { flakyKeys: new Map([['flaky', 1]]) });

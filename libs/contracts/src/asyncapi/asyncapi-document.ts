@@ -36,6 +36,7 @@ export interface KafkaChannelBinding {
   readonly topicConfiguration: {
     readonly 'cleanup.policy': readonly CleanupPolicy[];
     readonly 'retention.ms'?: number;
+    readonly 'max.message.bytes'?: number;
   };
   readonly bindingVersion: string;
 }
@@ -296,12 +297,14 @@ function channelOf(spec: TopicSpec): AsyncApiChannel {
     spec.cleanupPolicy === 'compact'
       ? 'compact (the latest record per key is kept)'
       : `delete${spec.retentionMs === undefined ? '' : ` after ${durationOf(spec.retentionMs)}`}`;
+  const limit =
+    spec.maxMessageBytes === undefined ? '' : ` Records up to ${spec.maxMessageBytes / (1024 * 1024)} MiB.`;
   return {
     address: spec.name,
     title: spec.name,
     description: [
       spec.description,
-      `Key: ${spec.key}. Cleanup policy: ${cleanup}. ${DEFAULT_TOPIC_PARTITIONS} partitions and replication factor ${DEFAULT_TOPIC_REPLICAS} by default (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR; 3 replicas on the three-broker cluster).`,
+      `Key: ${spec.key}. Cleanup policy: ${cleanup}.${limit} ${DEFAULT_TOPIC_PARTITIONS} partitions and replication factor ${DEFAULT_TOPIC_REPLICAS} by default (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR; 3 replicas on the three-broker cluster).`,
     ].join('\n\n'),
     messages: Object.fromEntries(
       messageIds.map((id) => [id, { $ref: `#/components/messages/${id}` } satisfies AsyncApiReference]),
@@ -314,6 +317,7 @@ function channelOf(spec: TopicSpec): AsyncApiChannel {
         topicConfiguration: {
           'cleanup.policy': [spec.cleanupPolicy],
           ...(spec.retentionMs === undefined ? {} : { 'retention.ms': spec.retentionMs }),
+          ...(spec.maxMessageBytes === undefined ? {} : { 'max.message.bytes': spec.maxMessageBytes }),
         },
         bindingVersion: KAFKA_BINDING_VERSION,
       },

@@ -9,11 +9,18 @@ export interface TopicSpec {
   readonly cleanupPolicy: CleanupPolicy;
   /** `undefined` keeps the broker's default retention. */
   readonly retentionMs?: number;
+  /** `max.message.bytes`; `undefined` keeps the broker's default (1 MiB). */
+  readonly maxMessageBytes?: number;
   readonly description: string;
 }
 
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * A dead letter is the original record plus about 1.5 KB of diagnostic headers: twice the
+ * broker's default limit leaves room for any record a source topic accepted.
+ */
+const DEAD_LETTER_MAX_MESSAGE_BYTES = 2 * 1024 * 1024;
 
 /** Every topic the contracts declare, with the settings provisioning applies. */
 export const TopicCatalogue: readonly TopicSpec[] = [
@@ -55,6 +62,7 @@ export const TopicCatalogue: readonly TopicSpec[] = [
     key: 'the original record key',
     cleanupPolicy: 'delete',
     retentionMs: THIRTY_DAYS_MS,
+    maxMessageBytes: DEAD_LETTER_MAX_MESSAGE_BYTES,
     description: `Records ${service}-service could not process, with diagnostic headers.`,
   })),
 ];

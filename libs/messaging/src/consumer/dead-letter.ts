@@ -1,9 +1,26 @@
 import { DeadLetterHeaders } from '@pipeline/contracts';
-import { Partitioners, type IHeaders, type Kafka, type KafkaMessage, type Producer } from 'kafkajs';
+import {
+  Partitioners,
+  type IHeaders,
+  type Kafka,
+  type KafkaMessage,
+  type Message,
+  type Producer,
+} from 'kafkajs';
 import type { ErrorClass } from '../errors/pipeline-error';
+import { chunkBySize, recordBytes } from '../kafka/record-size';
 
 /** Kafka headers are small metadata, not a log: the error message is cut to about 1 KB. */
 const MAX_ERROR_LENGTH = 1024;
+
+/**
+ * Dead letters per produce request, by size: well under the broker's default `message.max.bytes`
+ * (1 MiB), which bounds the record batch of one partition. A batch of poison records read in one
+ * fetch, plus their diagnostic headers, can be larger than the fetch was; sent as one batch it
+ * would be refused (MESSAGE_TOO_LARGE) on every retry and stall the partition. A single letter
+ * larger than this goes alone; the dead-letter topics allow 2 MiB records (TopicCatalogue).
+ */
+export const MAX_DEAD_LETTER_REQUEST_BYTES = 512 * 1024;
 
 export interface DeadLetter {
   readonly topic: string;
@@ -67,15 +84,14 @@ export class DeadLetterPublisher {
     if (letters.length === 0) return;
     await this.connect();
     const failedAt = new Date();
-    await this.producer.send({
-      topic: this.deadLetterTopic,
-      acks: -1,
-      messages: letters.map((letter) => ({
-        key: letter.message.key,
-        value: letter.message.value,
-        headers: deadLetterHeaders(letter, this.consumerGroup, failedAt),
-      })),
-    });
+    const messages = letters.map((letter): Message => ({
+      key: letter.message.key,
+      value: letter.message.value,
+      headers: deadLetterHeaders(letter, this.consumerGroup, failedAt),
+    }));
+    // One request after the other: a partition's dead letters keep the order of the originals.
+    for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES))
+      await this.producer.send({ topic: this.deadLetterTopic, acks: -1, messages: chunk });
   }
 
   async disconnect(): Promise<void> {

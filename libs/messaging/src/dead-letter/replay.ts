@@ -2,6 +2,7 @@ import { DeadLetterHeaders, ReplayHeaders } from '@pipeline/contracts';
 import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
 import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
 import { countBy, type Count } from './dead-letter-summary';
+import { chunkBySize, recordBytes } from '../kafka/record-size';
 
 /** Headers the dead-letter step added; replay strips them so the record is as first published. */
 export const DIAGNOSTIC_HEADERS: readonly string[] = Object.values(DeadLetterHeaders);
@@ -95,7 +96,7 @@ export async function sendReplay(
   await producer.connect();
   let sent = 0;
   try {
-    for (const chunk of chunks(plan.items, maxBatchBytes)) {
+    for (const chunk of chunkBySize(plan.items, (item) => recordBytes(item.message), maxBatchBytes)) {
       await withTimeout(producer.sendBatch({ topicMessages: byTopicMessages(chunk), acks: -1 }), timeoutMs);
       sent += chunk.length;
     }
@@ -130,31 +131,6 @@ function byTopicMessages(items: readonly ReplayItem[]): { topic: string; message
     byTopic.set(item.topic, messages);
   }
   return [...byTopic].map(([topic, messages]) => ({ topic, messages }));
-}
-
-const sizeOf = ({ source }: ReplayItem): number =>
-  (source.key?.length ?? 0) +
-  (source.value?.length ?? 0) +
-  Object.entries(source.rawHeaders).reduce(
-    (sum, [name, value]) => sum + name.length + String(value).length,
-    0,
-  ) +
-  100;
-
-function* chunks(items: readonly ReplayItem[], maxBytes: number): Generator<ReplayItem[]> {
-  let chunk: ReplayItem[] = [];
-  let bytes = 0;
-  for (const item of items) {
-    const size = sizeOf(item);
-    if (chunk.length > 0 && bytes + size > maxBytes) {
-      yield chunk;
-      chunk = [];
-      bytes = 0;
-    }
-    chunk.push(item);
-    bytes += size;
-  }
-  if (chunk.length > 0) yield chunk;
 }
 
 async function withTimeout<T>(promise: Promise<T>, timeoutMs: number): Promise<T> {

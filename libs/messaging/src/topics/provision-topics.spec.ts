@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TopicSpec } from '@pipeline/contracts';
+import { deadLetterTopic, TopicCatalogue, type TopicSpec } from '@pipeline/contracts';
 import { topicConfig } from './provision-topics';
 
 const options = { partitions: 6, replicationFactor: 3, minInsyncReplicas: 2 };
@@ -36,5 +36,13 @@ describe('topicConfig', () => {
       { name: 'cleanup.policy', value: 'compact' },
       { name: 'min.insync.replicas', value: '2' },
     ]);
+  });
+
+  it('lets a dead-letter topic hold any record its source accepted, plus the diagnostic headers', () => {
+    const spec = TopicCatalogue.find((candidate) => candidate.name === deadLetterTopic('email'));
+    expect(topicConfig(spec!, options).configEntries).toContainEqual({
+      name: 'max.message.bytes',
+      value: String(2 * 1024 * 1024),
+    });
   });
 });
