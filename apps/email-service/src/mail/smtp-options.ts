@@ -1,5 +1,8 @@
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 
+/** Emails in flight at once, at most: one per pooled connection. */
+export const SMTP_POOL_CONNECTIONS = 5;
+
 /**
  * Turns `SMTP_URL` (`smtp://[user:pass@]host[:port]`, or `smtps://` for implicit TLS) into pooled
  * transport options. nodemailer would parse the URL itself, but then ignores every other option,
@@ -16,7 +19,7 @@ export function smtpPoolOptions(smtpUrl: string): SMTPPool.Options {
     ...(url.username
       ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } }
       : {}),
-    maxConnections: 5,
+    maxConnections: SMTP_POOL_CONNECTIONS,
     // Well inside the consumer's 30 s transaction timeout: a hung server fails the send, which
     // is retried with backoff, instead of timing out the inbox transaction around it.
     connectionTimeout: 5_000,

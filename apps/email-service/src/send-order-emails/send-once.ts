@@ -66,10 +66,12 @@ export class SendOnce {
       await this.mail.send(email);
       row = { eventId, orderId, kind, recipient: email.to, messageId: email.messageId };
       this.acceptedNotRecorded.set(eventId, row);
-      // Never the body: it is the customer's data and can be large; the Message-ID finds it.
-      this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);
     }
+    // Nothing between the SMTP server's reply and this statement: that gap is the window in which
+    // a crash sends the email twice (the log line waits until the row is written).
     await this.database.sentEmail.createMany({ data: [row], skipDuplicates: true });
     this.acceptedNotRecorded.delete(eventId);
+    // Never the body: it is the customer's data and can be large; the Message-ID finds it.
+    this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);
   }
 }
