@@ -22,7 +22,7 @@ export interface FaultPlan {
   readonly inject: (load: SteadyLoad) => Promise<number | void>;
   readonly drainTimeoutMs?: number;
   /** Read after the drain and the audit, for the table's notes column (it may check more). */
-  readonly notes?: () => string | Promise<string>;
+  readonly notes?: (audit: Audit) => string | Promise<string>;
 }
 
 export interface FaultResult extends Audit {
@@ -56,7 +56,7 @@ export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<Faul
     lost: result.lost,
     duplicated: result.duplicated,
     recoverySeconds: recoveryMs === null ? null : Math.round(recoveryMs / 100) / 10,
-    notes: (await plan.notes?.()) ?? '',
+    notes: (await plan.notes?.(result)) ?? '',
   };
   await recordFaultRow(row);
   return { ...result, row, drained, refused: load.refused };
@@ -115,12 +115,28 @@ async function drain(stack: FaultStack, placed: readonly PlacedOrder[], timeoutM
   return false;
 }
 
-/** The suite's verdict on a fault: drained, nothing lost, nothing duplicated, outbox empty, lag 0. */
-export function expectNothingLostOrDuplicated(result: FaultResult): void {
-  expect(result.problems).toEqual([]);
+/**
+ * The one duplicate the suite knows it cannot rule out (docs/reliability.md, Known limits): an
+ * email the SMTP server accepted just before email-service was killed, before the send was
+ * recorded, is sent again after the restart, with the Message-ID of the first.
+ */
+export const isSameMessageIdResend = (problem: string): boolean =>
+  /^duplicated: order \S+ sent 2 emails \(1 Message-IDs\)$/.test(problem);
+
+/**
+ * The suite's verdict on a fault: drained, nothing lost, nothing duplicated, outbox empty, lag 0.
+ * `sameMessageIdResends` allows that many of the resends above (a crash of email-service only).
+ */
+export function expectNothingLostOrDuplicated(
+  result: FaultResult,
+  { sameMessageIdResends = 0 }: { sameMessageIdResends?: number } = {},
+): void {
+  const resends = result.problems.filter(isSameMessageIdResend);
+  expect(resends.length).toBeLessThanOrEqual(sameMessageIdResends);
+  expect(result.problems.filter((problem) => !isSameMessageIdResend(problem))).toEqual([]);
   expect(result.drained).toBe(true);
   expect(result.lost).toBe(0);
-  expect(result.duplicated).toBe(0);
+  expect(result.duplicated).toBe(resends.length);
   expect(result.outboxRows).toBe(0);
   expect(result.lag).toBe(0);
 }
