@@ -7,13 +7,13 @@ import { runFault, type FaultResult, expectNothingLostOrDuplicated } from './sup
 import { startOwnKafkaCluster, type OwnKafkaCluster } from './support/own-kafka';
 import { leaderOf, notLedBy, preferLeader, underReplicated } from './support/replicas';
 
-// kill -9 of the broker leading a busy partition (orders/0), made the leader of every partition, on
-// the suite's own three-node cluster (replication factor 3, min.insync.replicas 2), while its
-// followers are behind (frozen with SIGSTOP for 20 orders of load), then its restart. With the relay on acks=all an
-// acknowledged event is on at least two brokers, so one broker's death loses nothing. With acks=1
-// the leader alone acknowledged, and what it had not yet replicated goes with it: that run is
-// expected to lose events (the test allows it and reports it, it does not demand it), and its row says how many acknowledged events the log lost and how many orders
-// were left without their effects. Both runs compare, event by event, the outbox rows the broker
+// kill -9 of a broker that leads every partition of the stack's topics, on the suite's own
+// three-node cluster (replication factor 3, min.insync.replicas 2), at the worst moment: its
+// followers are behind, frozen (SIGSTOP) for 20 orders of load. Then its restart.
+// With the relay on acks=all an acknowledged event is on every in-sync replica, so the death of
+// one broker loses nothing. With acks=1 the leader alone acknowledged, and what it had not
+// replicated dies with it: that run is expected to lose events (the test allows and reports it,
+// it does not demand it). Both runs compare, event by event, the outbox rows the broker
 // acknowledged with the log and with the consumers' inboxes (support/acknowledged-events.ts).
 const REPLICATION = { KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '2' };
 
@@ -34,7 +34,7 @@ async function killLeaderUnderLoad(
     async () => ((await notLedBy(stack.admin, stackTopics, leader)).length === 0 ? true : undefined),
     { timeoutMs: 60_000, intervalMs: 500, what: `node ${leader} leading every partition` },
   );
-  const followers = [1, 2, 3].filter((node) => node !== leader);
+  const followers = cluster.brokers.map((_, index) => index + 1).filter((node) => node !== leader);
   let isrRestoredSeconds = 0;
   let events: AcknowledgedEvents | undefined;
   const result = await runFault(stack, {

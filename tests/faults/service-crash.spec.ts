@@ -8,9 +8,10 @@ import { FaultStack, SERVICES } from './support/fault-stack';
 import { runFault, expectNothingLostOrDuplicated, isSameMessageIdResend } from './support/fault-run';
 import { outboxRows, totalLag } from './support/pipeline-audit';
 
-// kill -9 of a service while it has work in hand (its own lag or outbox above 0), then a restart on the same database and group:
-// the outbox and the inbox must make the crash invisible in the effects. CI crashes order-service
-// (HTTP, relay and consumer in one); the full suite crashes each of the five in turn.
+// kill -9 of a service while it has work in hand (its own lag or outbox above 0), then a restart
+// on the same database and group: the outbox and the inbox must make the crash invisible in the
+// effects. CI crashes order-service (HTTP, relay and consumer in one); the full suite crashes
+// each of the five in turn.
 const victims: readonly ServiceName[] = FULL ? SERVICES : ['order'];
 
 describe.each(victims)('fault: service crash (kill -9 mid-batch, restart): %s-service', (victim) => {
