@@ -41,6 +41,20 @@ describe('classifyError', () => {
     expect(classifyError(undefined)).toBe('retriable');
   });
 
+  it('counts an exhausted connection pool as the database being unavailable, a closed transaction not', () => {
+    const prismaError = (message: string) =>
+      Object.assign(new Error(`Transaction API error: ${message}`), {
+        name: 'PrismaClientKnownRequestError',
+        code: 'P2028',
+      });
+    expect(isUnavailable(prismaError('Unable to start a transaction in the given time.'))).toBe(true);
+    expect(
+      isUnavailable(
+        prismaError('Transaction already closed: the timeout for this transaction was 30000 ms.'),
+      ),
+    ).toBe(false);
+  });
+
   it('gives pipeline errors a stable code, a cause and a JSON form, and survives Nest RPC filters', () => {
     const error = new RetriableError('payment gateway timed out', {
       code: 'GATEWAY_TIMEOUT',

@@ -5,9 +5,6 @@ import { throwError, type Observable } from 'rxjs';
 import { isUnavailable } from '../errors/classify-error';
 import { EventContext } from './event-context';
 
-/** Prisma's "Transaction API error": no pooled connection freed up within `maxWait`. */
-const TRANSACTION_START_TIMEOUT = 'P2028';
-
 /**
  * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default
  * RPC filter replaces every error that is not an RpcException with `{ status: 'error', message:
@@ -23,7 +20,7 @@ export class EventErrorFilter extends BaseExceptionFilter {
   private readonly rpcFallback = new BaseRpcExceptionFilter();
 
   override catch(exception: unknown, host: ArgumentsHost): Observable<unknown> | void {
-    if (host.getType() === 'http' && isOverloadedOrDown(exception)) {
+    if (host.getType() === 'http' && isUnavailable(exception)) {
       // Not the client's fault and not a bug: 503 with Retry-After, so clients back off and retry
       // (with the same Idempotency-Key, nothing is done twice).
       host
@@ -60,11 +57,4 @@ export function unwrapHandlerError(error: unknown): Error {
     );
   }
   return new Error(String(error));
-}
-
-function isOverloadedOrDown(error: unknown): boolean {
-  if (isUnavailable(error)) return true;
-  return (
-    typeof error === 'object' && error !== null && 'code' in error && error.code === TRANSACTION_START_TIMEOUT
-  );
 }

@@ -90,8 +90,15 @@ const UNAVAILABLE_NODE_CODES = new Set([
 ]);
 
 /**
+ * Prisma's P2028 when no pooled connection freed up within `maxWait`. The same code also means
+ * "transaction already closed" (a handler slower than the timeout), which is the record's own
+ * failure, hence the message.
+ */
+const POOL_EXHAUSTED = { code: 'P2028', message: 'Unable to start a transaction' } as const;
+
+/**
  * A retriable failure that is not the record's fault: the database (or the network to it) is
- * gone. Dead-lettering would empty the topic into the dead-letter topic during an outage, so the
+ * gone, or has no connection for us in time (the pool is exhausted). Dead-lettering would empty the topic into the dead-letter topic during an outage, so the
  * consumer stops and retries the batch instead. A socket error counts only inside a database
  * error: the same ECONNREFUSED from a handler's own call elsewhere is the record's failure, and
  * it is retried and then dead-lettered like any other.
@@ -102,6 +109,7 @@ export function isUnavailable(error: unknown, insideDatabaseError = false): bool
   if (name === 'PrismaClientInitializationError') return true;
   const code = typeof error.code === 'string' ? error.code : '';
   if (UNAVAILABLE_PRISMA_CODES.has(code)) return true;
+  if (code === POOL_EXHAUSTED.code && String(error.message).includes(POOL_EXHAUSTED.message)) return true;
   const driverAdapterError = nested(error.meta, 'driverAdapterError');
   const adapterKind = nested(nested(driverAdapterError, 'cause'), 'kind');
   if (typeof adapterKind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(adapterKind)) return true;
