@@ -11,6 +11,7 @@ export * from './outbox/outbox-relay';
 export * from './outbox/outbox-relay-options';
 export * from './errors/pipeline-error';
 export * from './errors/classify-error';
+export * from './errors/message-of';
 export * from './consumer/kafka-event-server';
 export * from './consumer/kafka-event-server.options';
 export * from './consumer/event-context';

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
+import { messageOf } from '@pipeline/messaging';
 import { SERVICE_CONFIG } from '@pipeline/service-kit';
 import type { EmailConfig } from '../config';
 import { smtpFailure } from './smtp-failure';
@@ -46,7 +47,7 @@ export class MailSender implements OnApplicationShutdown {
         try {
           await this.deliver(email);
         } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
           throw error;
         } finally {
           span.end();

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
 import { EventHeaders } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
+import { messageOf } from '../errors/message-of';
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { headerValue } from '../envelope/event-envelope';
 import { contextFromHeaders } from '../tracing/messaging-spans';
@@ -94,17 +95,25 @@ export class BatchProcessor {
     );
     await this.deps.deadLetters.send(letters);
     counters.deadLettered += letters.length;
-    for (const letter of letters) {
-      PipelineMetrics.eventsDeadLettered.inc({
-        topic,
-        type: headerValue(letter.message.headers, EventHeaders.type) ?? 'unknown',
-        error_class: letter.errorClass,
-      });
-    }
-    for (const { index, type } of skipped) {
-      if (index >= done) continue;
-      counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
-      PipelineMetrics.eventsSkipped.inc({ topic, type });
+    for (const { index, type } of skipped)
+      if (index < done) counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
+    // The dead letters are acknowledged and the offset not yet committed: metrics cannot be
+    // allowed to fail the chunk here (its dead letters would be written a second time).
+    try {
+      for (const letter of letters) {
+        // A poison record's type is whatever its producer wrote: only declared types become label
+        // values, so garbage cannot create series without bound.
+        const type = headerValue(letter.message.headers, EventHeaders.type);
+        PipelineMetrics.eventsDeadLettered.inc({
+          topic,
+          type: type !== undefined && contracts.isDeclaredFor(topic, type) ? type : 'undeclared',
+          error_class: letter.errorClass,
+        });
+      }
+      for (const { index, type } of skipped)
+        if (index < done) PipelineMetrics.eventsSkipped.inc({ topic, type });
+    } catch (error) {
+      logger.error(`recording metrics threw: ${messageOf(error)}`);
     }
     return done;
   }

@@ -20,7 +20,7 @@ const MAX_ERROR_LENGTH = 1024;
  * would be refused (MESSAGE_TOO_LARGE) on every retry and stall the partition. A single letter
  * larger than this goes alone; the dead-letter topics allow 2 MiB records (TopicCatalogue).
  */
-export const MAX_DEAD_LETTER_REQUEST_BYTES = 512 * 1024;
+const MAX_DEAD_LETTER_REQUEST_BYTES = 512 * 1024;
 
 export interface DeadLetter {
   readonly topic: string;

@@ -5,6 +5,7 @@ import type { KafkaMessage } from 'kafkajs';
 import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
 import type { EventMetadata } from '../envelope/event-envelope';
 import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/classify-error';
+import { messageOf } from '../errors/message-of';
 import { RetriableError } from '../errors/pipeline-error';
 import { backoffDelay, waitWithHeartbeat, type RetryOptions } from '../retry/backoff';
 import type { ConsumerCounters } from './consumer-stats';
@@ -156,8 +157,9 @@ export class EventRunner {
     const { database, consumer, counters, logger, transactionTimeoutMs } = this.deps;
     let running: number | undefined;
     let effects: (() => void)[] = [];
+    let committed: { processed: PendingEvent[]; duplicates: PendingEvent[] };
     try {
-      const { processed, duplicates } = await database.$transaction(
+      committed = await database.$transaction(
         async (tx: SqlClient) => {
           await lockKeys(
             tx,
@@ -186,28 +188,31 @@ export class EventRunner {
         },
         { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },
       );
-      counters.processed += processed.length;
-      counters.deduplicated += duplicates.length;
-      if (processed.length > 0) PipelineMetrics.transactionSize.observe(processed.length);
-      for (const event of processed) PipelineMetrics.eventsProcessed.inc(labelsOf(event));
-      for (const effect of effects) {
-        try {
-          effect();
-        } catch (error) {
-          logger.error(`an after-commit effect threw: ${messageOf(error)}`);
-        }
-      }
-      for (const event of duplicates) {
-        PipelineMetrics.eventsDeduplicated.inc(labelsOf(event));
-        withEventLogContext(
-          event,
-          () => void logger.debug?.(`${describe(event)} already processed: skipped`),
-        );
-      }
-      return { ok: true };
     } catch (error) {
       return { ok: false, error, ...(running === undefined ? {} : { failedAt: running }) };
     }
+    // Committed: from here on nothing may fail the events (that would run them again), so the
+    // bookkeeping, the metrics and the after-commit effects cannot throw into the caller.
+    const { processed, duplicates } = committed;
+    counters.processed += processed.length;
+    counters.deduplicated += duplicates.length;
+    try {
+      if (processed.length > 0) PipelineMetrics.transactionSize.observe(processed.length);
+      for (const event of processed) PipelineMetrics.eventsProcessed.inc(labelsOf(event));
+      for (const event of duplicates) PipelineMetrics.eventsDeduplicated.inc(labelsOf(event));
+    } catch (error) {
+      logger.error(`recording metrics threw: ${messageOf(error)}`);
+    }
+    for (const effect of effects) {
+      try {
+        effect();
+      } catch (error) {
+        logger.error(`an after-commit effect threw: ${messageOf(error)}`);
+      }
+    }
+    for (const event of duplicates)
+      withEventLogContext(event, () => void logger.debug?.(`${describe(event)} already processed: skipped`));
+    return { ok: true };
   }
 
   /**
@@ -247,7 +252,7 @@ export class EventRunner {
       endSpan(span);
       return eventContext.afterCommitEffects;
     } catch (error) {
-      endSpan(span, error);
+      endSpan(span, { error });
       throw error;
     } finally {
       stopTimer();
@@ -268,9 +273,3 @@ const letterOf = (event: PendingEvent): Pick<DeadLetter, 'topic' | 'partition' |
 
 export const describe = (event: PendingEvent): string =>
   `${event.metadata.type} ${event.metadata.id} (${event.position.topic}/${event.position.partition}@${event.position.offset})`;
-
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
-  return String(error);
-}

@@ -1,3 +1,4 @@
+import { PipelineMetrics } from '@pipeline/observability';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { beforeScrape } from '@pipeline/observability';
 import type { Consumer } from 'kafkajs';
@@ -110,7 +111,10 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
         this._status$.next(this.main.state);
         for (const listener of this.crashListeners) listener(error);
       },
-      onRestart: () => (this.counters.restarts += 1),
+      onRestart: () => {
+        this.counters.restarts += 1;
+        PipelineMetrics.consumerRestarts.inc();
+      },
     });
     this.deadLetterLog = resolved.logDeadLetters
       ? new SupervisedConsumer({

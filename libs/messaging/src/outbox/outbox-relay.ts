@@ -3,6 +3,8 @@ import type { Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { Producer } from 'kafkajs';
 import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
+import { countBy } from '../dead-letter/dead-letter-summary';
+import { messageOf } from '../errors/message-of';
 import {
   DELETE_OUTBOX_ROWS,
   SELECT_OUTBOX_BATCH,
@@ -166,24 +168,26 @@ export class OutboxRelay {
         }),
       );
     } catch (error) {
-      for (const span of spans) endSpan(span, error);
+      for (const span of spans) endSpan(span, { error });
       throw error;
     }
     const latencyMs = performance.now() - sentAt;
     for (const span of spans) endSpan(span);
     await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [rows.map((row) => row.id)]));
-    PipelineMetrics.relayBatchSize.observe(rows.length);
-    PipelineMetrics.relayPublishDuration.observe(latencyMs / 1000);
-    for (const row of rows) PipelineMetrics.relayPublished.inc({ topic: row.topic });
     this.failures = 0;
     this.counters.published += rows.length;
     this.counters.batches += 1;
     this.counters.lastBatchSize = rows.length;
     this.counters.lastPublishLatencyMs = latencyMs;
+    // Published and deleted: nothing below may fail the batch (the relay would drop its session).
     try {
+      PipelineMetrics.relayBatchSize.observe(rows.length);
+      PipelineMetrics.relayPublishDuration.observe(latencyMs / 1000);
+      for (const { value: topic, count } of countBy(rows, (row) => row.topic))
+        PipelineMetrics.relayPublished.inc({ topic }, count);
       this.options.onPublished?.({ size: rows.length, latencyMs });
     } catch (error) {
-      this.logger.error(`${this.name}: onPublished threw: ${messageOf(error)}`);
+      this.logger.error(`${this.name}: recording the published batch threw: ${messageOf(error)}`);
     }
     return rows.length;
   }
@@ -299,5 +303,3 @@ export class OutboxRelay {
 
 /** After a failed read or send: 100 ms doubling, capped at 5 s. */
 const RELAY_BACKOFF = { attempts: Number.POSITIVE_INFINITY, initialBackoffMs: 100, maxBackoffMs: 5_000 };
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

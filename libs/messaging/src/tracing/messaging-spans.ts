@@ -1,3 +1,4 @@
+import { messageOf } from '../errors/message-of';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -108,12 +109,16 @@ export function startProcessSpan(parent: Context, init: ProcessSpanInit): Span {
   return tracer.startSpan(`process ${init.topic}`, { kind: SpanKind.CONSUMER, attributes }, parent);
 }
 
-/** Ends a span, marking it failed when `error` is given. */
-export function endSpan(span: Span, error?: unknown): void {
-  if (error !== undefined) {
-    const failure = error instanceof Error ? error : new Error(JSON.stringify(error));
-    span.recordException(failure);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
+/**
+ * Ends a span, marking it failed when `failure` is given (`{ error }`, so that even a thrown
+ * `undefined` counts). Never throws: it runs in the handler's catch, where a TypeError of its own
+ * would replace the handler's error.
+ */
+export function endSpan(span: Span, failure?: { readonly error: unknown }): void {
+  if (failure !== undefined) {
+    const { error } = failure;
+    span.recordException(error instanceof Error ? error : messageOf(error));
+    span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
   }
   span.end();
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Admin } from 'kafkajs';
-import { KAFKA_ADMIN, queryBacklog } from '@pipeline/messaging';
+import { KAFKA_ADMIN, messageOf, queryBacklog } from '@pipeline/messaging';
 import { beforeScrape, PipelineMetrics } from '@pipeline/observability';
 import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 
@@ -62,5 +62,3 @@ export class ScrapeTimeGauges implements OnModuleInit, OnModuleDestroy {
     }
   }
 }
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
