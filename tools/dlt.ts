@@ -23,6 +23,7 @@ import {
   type DeadLetterFilter,
 } from '@pipeline/messaging';
 import { logLevel, type Kafka, type logCreator } from 'kafkajs';
+import { runMain } from './run-main';
 
 const USAGE = `Usage: dlt <command> --service <name> [options]
 
@@ -203,10 +204,4 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (error: unknown) => {
-    process.stderr.write(`dlt: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('dlt', () => main(process.argv.slice(2)));

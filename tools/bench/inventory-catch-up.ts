@@ -29,6 +29,7 @@ import {
   type StackOptions,
 } from './stack-under-test';
 import { repoRoot, stackOptions } from './bench-environment';
+import { runMain } from '../run-main';
 
 function paymentEvent(random: () => number): { key: string; value: string; headers: Record<string, string> } {
   const orderId = randomUUID();
@@ -110,7 +111,13 @@ async function main(events: number): Promise<void> {
         acks: -1,
         messages: Array.from({ length: Math.min(1000, events - sent) }, () => paymentEvent(random)),
       });
+    // Caught up: lag 0 with offsets committed. Bounded: a crashed or stuck service fails the run.
+    const deadline = Date.now() + 600_000;
     for (;;) {
+      if (Date.now() > deadline) throw new Error(`inventory-service did not catch up within 600 s`);
+      const inventory = stack.processes.get('inventory');
+      if (inventory?.exitCode !== null && inventory?.exitCode !== undefined)
+        throw new Error(`inventory-service exited (${inventory.exitCode}) before catching up`);
       await new Promise((r) => setTimeout(r, 250));
       const lag = await readGroupLag(admin, group, [topic]).catch(() => -1);
       const committed = await admin.fetchOffsets({ groupId: group, topics: [topic] }).catch(() => []);
@@ -163,9 +170,4 @@ async function main(events: number): Promise<void> {
   }
 }
 
-main(Number(process.argv[2] ?? 6000)).catch((error: unknown) => {
-  process.stderr.write(
-    `catch-up: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  process.exitCode = 1;
-});
+runMain('catch-up', () => main(Number(process.argv[2] ?? 6000)));

@@ -23,6 +23,7 @@ import {
   withClient,
   type StackOptions,
 } from './stack-under-test';
+import { runMain } from '../run-main';
 
 /** Runs one part of the bench; a failure is recorded and the other parts still run. */
 async function part<T>(what: string, errors: string[], run: () => Promise<T>): Promise<T | undefined> {
@@ -150,12 +151,4 @@ async function main(argv: string[]): Promise<number> {
   return errors.length > 0 ? 1 : 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (error: unknown) => {
-    process.stderr.write(
-      `bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+runMain('bench', () => main(process.argv.slice(2)));

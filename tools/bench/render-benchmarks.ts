@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { BenchResults } from './bench-results';
+import { repoRoot } from './bench-environment';
 import { writeBenchmarks } from './benchmarks-md';
+import { runMain } from '../run-main';
 
 const file = process.argv[2];
 if (!file) {
@@ -13,14 +15,7 @@ if (!file) {
   process.exit(2);
 }
 const results = JSON.parse(readFileSync(file, 'utf8')) as BenchResults;
-writeBenchmarks(results, {
-  repoRoot: resolve(__dirname, '../../..'),
-  outDir: resolve(dirname(file)),
-  write: true,
-}).then(
-  (written) => process.stdout.write(`${written.map((w) => `wrote ${w}`).join('\n')}\n`),
-  (error: unknown) => {
-    process.stderr.write(`render-benchmarks: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain('render-benchmarks', async () => {
+  const written = await writeBenchmarks(results, { repoRoot, outDir: resolve(dirname(file)), write: true });
+  process.stdout.write(`${written.map((w) => `wrote ${w}`).join('\n')}\n`);
+});

@@ -16,6 +16,7 @@ import { renderSummary, type EmailCheck, type LoadgenReport } from './report';
 import { systemClock } from './scheduler';
 import { TerminalWatcher } from './terminal-watcher';
 import { USAGE } from './usage';
+import { runMain } from '../run-main';
 
 const stderrLogger: logCreator =
   () =>
@@ -131,12 +132,4 @@ async function main(argv: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => (process.exitCode = code),
-  (error: unknown) => {
-    process.stderr.write(
-      `loadgen: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exitCode = 1;
-  },
-);
+runMain('loadgen', () => main(process.argv.slice(2)));
