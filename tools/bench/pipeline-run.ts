@@ -77,8 +77,8 @@ async function runStep(
   say(`${label}: ${rate} orders/s for ${seconds} s`);
   let start: CpuSnapshot | undefined;
   let end: CpuSnapshot | undefined;
-  let dbStart: Promise<Record<string, DatabaseCounters>> | undefined;
-  let dbEnd: Promise<Record<string, DatabaseCounters>> | undefined;
+  let dbStart: Promise<Record<string, DatabaseCounters> | undefined> | undefined;
+  let dbEnd: Promise<Record<string, DatabaseCounters> | undefined> | undefined;
   const report = await runLoadStep({
     repoRoot,
     baseUrl: `http://127.0.0.1:${servicePort(options, 'order')}`,
@@ -95,11 +95,11 @@ async function runStep(
       // CPU is measured over the load only (from its first second), not the group join or drain.
       if (start === undefined && line.startsWith('t=1s')) {
         start = meter.snapshot();
-        dbStart = databaseCounters(options, dbs);
+        dbStart = countersOrNothing(options, dbs);
       }
       if (line.includes('load done')) {
         end = meter.snapshot();
-        dbEnd = databaseCounters(options, dbs);
+        dbEnd = countersOrNothing(options, dbs);
       }
       if (/^t=\d*[05]s/.test(line) || !line.startsWith('t=')) say(`  ${line}`);
     },
@@ -109,8 +109,11 @@ async function runStep(
   // Orders placed in the measured window, at the rate the run achieved (below the offered one
   // when the pipeline could not keep up).
   const ordersInWindow = cpu ? report.achievedRate * cpu.seconds : report.totals.placed;
+  const [countersAtStart, countersAtEnd] = [await dbStart, await dbEnd];
   const perOrder =
-    dbStart && dbEnd ? perOrderCounters(await dbStart, await dbEnd, ordersInWindow) : undefined;
+    countersAtStart && countersAtEnd
+      ? perOrderCounters(countersAtStart, countersAtEnd, ordersInWindow)
+      : undefined;
   const result = stepResult({
     label,
     rate,
@@ -215,4 +218,19 @@ export async function runPipeline(
     say('stopping the services');
     await stack.stop();
   }
+}
+
+/**
+ * The database counters, read while the step runs and awaited only after it: a failed read is
+ * "not measured" (handled at once), never an unhandled rejection that would end the bench with
+ * its services still running.
+ */
+function countersOrNothing(
+  options: StackOptions,
+  dbs: Parameters<typeof databaseCounters>[1],
+): Promise<Record<string, DatabaseCounters> | undefined> {
+  return databaseCounters(options, dbs).catch((error: unknown) => {
+    say(`  database counters not measured: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  });
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's utime/stime (USER_HZ; 100 on every Linux we target). */
 const TICKS_PER_SECOND = 100;
@@ -23,20 +23,6 @@ export function rssMiB(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Pids whose command name (/proc/<pid>/comm) is `name`, e.g. every postgres process. */
-export function pidsByComm(name: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === name) pids.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
 }
 
 /** The pid listening on a local TCP port (e.g. the Kafka broker's JVM), via `ss`. */

@@ -123,8 +123,11 @@ export class RunningStack {
           OTEL_SERVICE_NAME: `${service}-service`,
         },
       });
-      child.stdout?.pipe(log);
-      child.stderr?.pipe(log);
+      // Two streams into one file: neither may end it (a late line on the other would then be a
+      // write after end, which throws); the process's exit does.
+      child.stdout?.pipe(log, { end: false });
+      child.stderr?.pipe(log, { end: false });
+      child.once('close', () => log.end());
       this.processes.set(service, child);
     }
     for (const service of services) await this.waitReady(service);
