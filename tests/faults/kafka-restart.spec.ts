@@ -30,7 +30,10 @@ describe('fault: Kafka restart (single node) under load', () => {
         // The broker is gone: accepted orders pile up in order-service's outbox.
         await load.placedMore(20);
         backlogWhileDown = await eventually(
-          async () => ((await outboxRows(stack)) > 0 ? outboxRows(stack) : undefined),
+          async () => {
+            const backlog = await outboxRows(stack);
+            return backlog > 0 ? backlog : undefined;
+          },
           {
             what: 'outbox rows waiting for the broker',
           },

@@ -7,7 +7,9 @@
 // own record of what they processed.
 import { EventHeaders } from '@pipeline/contracts';
 import { readTopic } from '../../support/kafka';
+import type { ServiceName } from '../../support/service-harness';
 import { SERVICES, type FaultStack } from './fault-stack';
+import { rows } from './pipeline-audit';
 
 const JOURNAL = `
   CREATE TABLE IF NOT EXISTS fault_outbox_journal (
@@ -53,47 +55,48 @@ interface JournalRow {
  * is in the log (a type a service lost entirely shows in the per-order audit instead).
  */
 export async function compareAcknowledged(stack: FaultStack): Promise<AcknowledgedEvents> {
-  const acknowledged: JournalRow[] = [];
-  for (const name of SERVICES)
-    acknowledged.push(
-      ...(await stack.database(name).withClient(
-        async (client) =>
-          (
-            await client.query<JournalRow>(
-              `SELECT j.event_id, j.topic, j.type FROM fault_outbox_journal j
-                WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = j.event_id)`,
-            )
-          ).rows,
-      )),
-    );
-
-  const inLog = new Set<string>();
-  for (const topic of new Set(acknowledged.map((row) => row.topic)))
-    for (const record of await readTopic(stack.kafka, stack.prefix + topic, 60_000)) {
-      const id = record.headers?.[EventHeaders.id];
-      if (id !== undefined) inLog.add(id.toString());
-    }
-
-  const inboxes = new Map<string, Set<string>>();
-  for (const name of SERVICES)
-    inboxes.set(
-      name,
-      new Set(
-        await stack
-          .database(name)
-          .withClient(async (client) =>
-            (await client.query<{ event_id: string }>('SELECT event_id FROM inbox')).rows.map(
-              (row) => row.event_id,
-            ),
-          ),
+  const acknowledged = (
+    await Promise.all(
+      SERVICES.map((name) =>
+        rows<JournalRow>(
+          stack,
+          name,
+          `SELECT j.event_id, j.topic, j.type FROM fault_outbox_journal j
+            WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = j.event_id)`,
+        ),
       ),
-    );
+    )
+  ).flat();
 
-  const consumersOf = new Map<string, string[]>();
+  const logs = await Promise.all(
+    [...new Set(acknowledged.map((row) => row.topic))].map((topic) =>
+      readTopic(stack.kafka, stack.prefix + topic, 60_000),
+    ),
+  );
+  const inLog = new Set(logs.flat().flatMap((record) => record.headers?.[EventHeaders.id]?.toString() ?? []));
+
+  const inboxes = new Map(
+    await Promise.all(
+      SERVICES.map(
+        async (name) =>
+          [
+            name,
+            new Set(
+              (await rows<{ event_id: string }>(stack, name, 'SELECT event_id FROM inbox')).map(
+                (row) => row.event_id,
+              ),
+            ),
+          ] as const,
+      ),
+    ),
+  );
+
+  // type → the services whose inbox holds an event of that type.
+  const consumersOf = new Map<string, Set<ServiceName>>();
   for (const row of acknowledged)
     for (const [name, inbox] of inboxes)
-      if (inbox.has(row.event_id) && !consumersOf.get(row.type)?.includes(name))
-        consumersOf.set(row.type, [...(consumersOf.get(row.type) ?? []), name]);
+      if (inbox.has(row.event_id))
+        consumersOf.set(row.type, (consumersOf.get(row.type) ?? new Set()).add(name));
 
   const missingFromLog: string[] = [];
   const unseen: string[] = [];

@@ -31,6 +31,18 @@ const post = (
   request: { method: 'POST', path: '/orders', headers, body },
   expect,
 });
+const get = (
+  name: string,
+  service: FuzzCase['service'],
+  path: string,
+  expect: FuzzCase['expect'] = 'reject',
+): FuzzCase => ({ name, service, request: { method: 'GET', path }, expect });
+const putStock = (name: string, body: string): FuzzCase => ({
+  name,
+  service: 'inventory',
+  request: { method: 'PUT', path: '/inventory/SKU-FUZZ', headers: json, body },
+  expect: 'reject',
+});
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
 export const HTTP_FUZZ_CASES: readonly FuzzCase[] = [
@@ -88,64 +100,19 @@ export const HTTP_FUZZ_CASES: readonly FuzzCase[] = [
   ]),
   post('Idempotency-Key of 300 chars', order({}), 'reject', [...json, ['Idempotency-Key', 'k'.repeat(300)]]),
   post('duplicated Content-Type', order({}), 'survive', [...json, ['Content-Type', 'text/plain']]),
-  {
-    name: 'GET order with a non-UUID id',
-    service: 'order',
-    request: { method: 'GET', path: '/orders/not-a-uuid' },
-    expect: 'reject',
-  },
-  {
-    name: 'GET order with broken percent-encoding',
-    service: 'order',
-    request: { method: 'GET', path: '/orders/%ff%fe' },
-    expect: 'reject',
-  },
-  {
-    name: 'GET orders with a bad limit',
-    service: 'order',
-    request: { method: 'GET', path: '/orders?limit=-5' },
-    expect: 'reject',
-  },
-  {
-    name: 'GET orders with a garbage cursor',
-    service: 'order',
-    request: { method: 'GET', path: '/orders?cursor=%00%01' },
-    expect: 'reject',
-  },
-  {
-    name: 'PUT stock with a string',
-    service: 'inventory',
-    request: { method: 'PUT', path: '/inventory/SKU-FUZZ', headers: json, body: '{"available":"ten"}' },
-    expect: 'reject',
-  },
-  {
-    name: 'PUT stock beyond int32',
-    service: 'inventory',
-    request: { method: 'PUT', path: '/inventory/SKU-FUZZ', headers: json, body: '{"available":4294967296}' },
-    expect: 'reject',
-  },
-  {
-    name: 'PUT stock malformed JSON',
-    service: 'inventory',
-    request: { method: 'PUT', path: '/inventory/SKU-FUZZ', headers: json, body: '{"available":' },
-    expect: 'reject',
-  },
-  {
-    name: 'GET stock of a 10k-char sku',
-    service: 'inventory',
-    request: { method: 'GET', path: `/inventory/${'S'.repeat(10_000)}` },
-    expect: 'reject',
-  },
-  {
-    name: 'GET analytics of a NUL customer',
-    service: 'analytics',
-    request: { method: 'GET', path: '/analytics/customers/a%00b/windows' },
-    expect: 'reject',
-  },
-  {
-    name: 'GET analytics of a unicode customer',
-    service: 'analytics',
-    request: { method: 'GET', path: '/analytics/customers/%F0%9F%98%80/windows' },
-    expect: 'survive',
-  },
+  get('GET order with a non-UUID id', 'order', '/orders/not-a-uuid'),
+  get('GET order with broken percent-encoding', 'order', '/orders/%ff%fe'),
+  get('GET orders with a bad limit', 'order', '/orders?limit=-5'),
+  get('GET orders with a garbage cursor', 'order', '/orders?cursor=%00%01'),
+  putStock('PUT stock with a string', '{"available":"ten"}'),
+  putStock('PUT stock beyond int32', '{"available":4294967296}'),
+  putStock('PUT stock malformed JSON', '{"available":'),
+  get('GET stock of a 10k-char sku', 'inventory', `/inventory/${'S'.repeat(10_000)}`),
+  get('GET analytics of a NUL customer', 'analytics', '/analytics/customers/a%00b/windows'),
+  get(
+    'GET analytics of a unicode customer',
+    'analytics',
+    '/analytics/customers/%F0%9F%98%80/windows',
+    'survive',
+  ),
 ];

@@ -37,8 +37,14 @@ export async function emailsByRecipient(
   return byRecipient;
 }
 
-const rows = async <T>(stack: FaultStack, service: Parameters<FaultStack['database']>[0], sql: string) =>
-  stack.database(service).withClient(async (client) => (await client.query(sql)).rows as T[]);
+/** The rows `sql` returns from `service`'s database. */
+export const rows = async <T>(
+  stack: FaultStack,
+  service: ServiceName,
+  sql: string,
+  params: readonly unknown[] = [],
+): Promise<T[]> =>
+  stack.database(service).withClient(async (client) => (await client.query(sql, [...params])).rows as T[]);
 
 /** Rows waiting in the outboxes of `services` (every service by default). */
 export async function outboxRows(
@@ -58,23 +64,22 @@ export async function totalLag(
   stack: FaultStack,
   services: readonly ServiceName[] = SERVICES,
 ): Promise<number> {
-  let lag = 0;
-  for (const name of services)
-    lag += await readGroupLag(stack.admin, stack.group(name), stack.consumed(name));
-  return lag;
+  const lags = await Promise.all(
+    services.map((name) => readGroupLag(stack.admin, stack.group(name), stack.consumed(name))),
+  );
+  return lags.reduce((sum, lag) => sum + lag, 0);
 }
 
 /** Orders (of `orderIds`) still PENDING or unknown to order-service. */
 export async function unfinished(stack: FaultStack, orderIds: readonly string[]): Promise<number> {
   if (orderIds.length === 0) return 0;
-  const done = await stack.database('order').withClient(async (client) => {
-    const { rows: counted } = await client.query<{ n: string }>(
-      `SELECT count(*) AS n FROM orders WHERE status <> 'PENDING' AND id = ANY($1::uuid[])`,
-      [orderIds],
-    );
-    return Number(counted[0]?.n);
-  });
-  return orderIds.length - done;
+  const [done] = await rows<{ n: string }>(
+    stack,
+    'order',
+    `SELECT count(*) AS n FROM orders WHERE status <> 'PENDING' AND id = ANY($1::uuid[])`,
+    [orderIds],
+  );
+  return orderIds.length - Number(done?.n);
 }
 
 export async function audit(stack: FaultStack, placed: readonly PlacedOrder[]): Promise<Audit> {
@@ -170,17 +175,12 @@ async function checkStock(stack: FaultStack, over: (what: string) => void, under
   ).map((row) => row.order_id);
   const expected = new Map(
     (
-      await stack
-        .database('order')
-        .withClient(
-          async (client) =>
-            (
-              await client.query<{ sku: string; units: string }>(
-                `SELECT sku, sum(quantity) AS units FROM order_items WHERE order_id = ANY($1::uuid[]) GROUP BY sku`,
-                [reserved],
-              )
-            ).rows,
-        )
+      await rows<{ sku: string; units: string }>(
+        stack,
+        'order',
+        'SELECT sku, sum(quantity) AS units FROM order_items WHERE order_id = ANY($1::uuid[]) GROUP BY sku',
+        [reserved],
+      )
     ).map((row) => [row.sku, Number(row.units)]),
   );
   for (const { sku, reserved: units } of await rows<{ sku: string; reserved: number }>(

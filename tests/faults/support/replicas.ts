@@ -1,4 +1,4 @@
-import type { Admin } from 'kafkajs';
+import type { Admin, PartitionMetadata } from 'kafkajs';
 
 /** The leader of a topic's partition, by broker node id. */
 export async function leaderOf(admin: Admin, topic: string, partition: number): Promise<number> {
@@ -8,17 +8,25 @@ export async function leaderOf(admin: Admin, topic: string, partition: number): 
   return leader;
 }
 
-/** Partitions of `topics` whose in-sync replicas are fewer than `replicas`. */
-export async function underReplicated(
+/** `topic/partition` of every partition of `topics` that `matches`. */
+async function partitionsWhere(
   admin: Admin,
   topics: readonly string[],
-  replicas: number,
+  matches: (partition: PartitionMetadata) => boolean,
 ): Promise<string[]> {
   const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
   return metadata.flatMap((topic) =>
-    topic.partitions.filter((p) => p.isr.length < replicas).map((p) => `${topic.name}/${p.partitionId}`),
+    topic.partitions.filter(matches).map((p) => `${topic.name}/${p.partitionId}`),
   );
 }
+
+/** Partitions of `topics` whose in-sync replicas are fewer than `replicas`. */
+export const underReplicated = (admin: Admin, topics: readonly string[], replicas: number) =>
+  partitionsWhere(admin, topics, (p) => p.isr.length < replicas);
+
+/** Partitions of `topics` not led by `node`. */
+export const notLedBy = (admin: Admin, topics: readonly string[], node: number) =>
+  partitionsWhere(admin, topics, (p) => p.leader !== node);
 
 /**
  * Reorders the replicas of every partition of `topics` so that `node` comes first (the same
@@ -35,12 +43,4 @@ export async function preferLeader(admin: Admin, topics: readonly string[], node
       })),
     })),
   });
-}
-
-/** Partitions of `topics` not led by `node`. */
-export async function notLedBy(admin: Admin, topics: readonly string[], node: number): Promise<string[]> {
-  const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
-  return metadata.flatMap((topic) =>
-    topic.partitions.filter((p) => p.leader !== node).map((p) => `${topic.name}/${p.partitionId}`),
-  );
 }
