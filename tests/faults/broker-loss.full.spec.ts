@@ -23,16 +23,19 @@ async function killLeaderUnderLoad(
   acks: 'all' | '1',
 ): Promise<FaultResult & { events: AcknowledgedEvents }> {
   await journalOutboxes(stack);
-  const topics = ['orders', 'payments', 'inventory'].map((topic) => stack.prefix + topic);
   // The broker leading orders/0 is made the leader of every partition of the stack's topics, so
   // that everything the relays send during the fault goes to the broker that dies.
   const leader = await leaderOf(stack.admin, stack.prefix + Topics.orders, 0);
-  const stackTopics = (await stack.admin.listTopics()).filter((topic) => topic.startsWith(stack.prefix));
-  await preferLeader(stack.admin, stackTopics, leader);
-  await cluster.electPreferredLeaders();
+  const topics = (await stack.admin.listTopics()).filter((topic) => topic.startsWith(stack.prefix));
+  await preferLeader(stack.admin, topics, leader);
+  // Elected again on each poll: an election before the reassignment has landed changes nothing.
   await eventually(
-    async () => ((await notLedBy(stack.admin, stackTopics, leader)).length === 0 ? true : undefined),
-    { timeoutMs: 60_000, intervalMs: 500, what: `node ${leader} leading every partition` },
+    async () => {
+      if ((await notLedBy(stack.admin, topics, leader)).length === 0) return true;
+      await cluster.electPreferredLeaders();
+      return undefined;
+    },
+    { timeoutMs: 120_000, intervalMs: 500, what: `node ${leader} leading every partition` },
   );
   const followers = cluster.brokers.map((_, index) => index + 1).filter((node) => node !== leader);
   let isrRestoredSeconds = 0;

@@ -15,6 +15,7 @@ import { createTestBed, type TestBed } from '../messaging/fixtures/test-bed';
 import { testEventMessage } from '../messaging/fixtures/test-events';
 import { eventually } from '../support/processes';
 import { recordFaultRow } from './support/fault-report';
+import { groupMembers } from './support/group-members';
 
 const PARTITIONS = 4;
 const RECORDS = 8;
@@ -31,9 +32,10 @@ afterAll(async () => {
   await bed?.close();
 });
 
-async function groupMembers(): Promise<number> {
-  const { groups } = await bed.admin.describeGroups([bed.groupId]);
-  return groups[0]?.state === 'Stable' ? groups[0].members.length : 0;
+/** The member ids of the group once it is stable (none while it rebalances). */
+async function stableMembers(): Promise<string[]> {
+  const { state, members } = await groupMembers(bed.admin, bed.groupId);
+  return state === 'Stable' ? members.map((member) => member.memberId) : [];
 }
 
 describe('fault: a handler slower than the session timeout', () => {
@@ -47,10 +49,13 @@ describe('fault: a handler slower than the session timeout', () => {
     };
     const slow = await startConsumerProcess(bed, slowEnv);
     processes.push(slow);
-    await eventually(async () => ((await groupMembers()) === 1 ? true : undefined), {
-      what: 'the slow member in a stable group',
-      timeoutMs: 30_000,
-    });
+    const [slowMember] = await eventually(
+      async () => {
+        const members = await stableMembers();
+        return members.length === 1 ? members : undefined;
+      },
+      { what: 'the slow member in a stable group', timeoutMs: 30_000 },
+    );
     await bed.send(messages);
 
     // Two handler calls in a row, each longer than the session timeout: the member stays.
@@ -59,13 +64,14 @@ describe('fault: a handler slower than the session timeout', () => {
       timeoutMs: 60_000,
       intervalMs: 250,
     });
-    expect(await groupMembers()).toBe(1);
+    // The same member: not evicted and rejoined under a new id.
+    expect(await stableMembers()).toEqual([slowMember]);
 
     // A second member joins while the first is inside a slow handler: a rebalance.
     const joinedAt = performance.now();
     const fast = await startConsumerProcess(bed, { SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS) });
     processes.push(fast);
-    await eventually(async () => ((await groupMembers()) === 2 ? true : undefined), {
+    await eventually(async () => ((await stableMembers()).length === 2 ? true : undefined), {
       what: 'both members in a stable group',
       timeoutMs: 60_000,
       intervalMs: 250,
