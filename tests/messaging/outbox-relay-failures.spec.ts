@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKafka, OutboxRelay, writeToOutbox, type OutboxRelayOptions } from '@pipeline/messaging';
+import { createKafka, OutboxRelay, sqlOverPrisma, writeToOutbox, type OutboxRelayOptions } from '@pipeline/messaging';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
 import { eventually } from '../support/processes';
@@ -54,7 +54,7 @@ async function write(
       payload: { key, seq: from + i },
       correlationId: key,
     }));
-    await writeToOutbox(tx, events, { source: 'order-service' });
+    await writeToOutbox(sqlOverPrisma(tx), events, { source: 'order-service' });
   });
 }
 

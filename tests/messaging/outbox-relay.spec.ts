@@ -5,6 +5,7 @@ import {
   headerValue,
   OutboxRelay,
   readHeaders,
+  sqlOverPrisma,
   writeToOutbox,
   type OutgoingEvent,
 } from '@pipeline/messaging';
@@ -83,7 +84,7 @@ async function writeKeyed(setup: Setup, key: string, count: number, sequences: M
     const first = (sequences.get(key) ?? 0) + 1;
     sequences.set(key, first + count - 1);
     const events = Array.from({ length: count }, (_, i) => event(setup.topic, key, first + i));
-    await writeToOutbox(tx, events, { source: SOURCE });
+    await writeToOutbox(sqlOverPrisma(tx), events, { source: SOURCE });
   });
 }
 
@@ -146,7 +147,7 @@ describe('OutboxRelay', () => {
     const s = await setup('relay-format');
     await s.relay().start();
     const [written, tombstone] = await s.prisma.$transaction((tx) =>
-      writeToOutbox(tx, [event(s.topic, 'k', 1), { ...event(s.topic, 'k', 2), payload: null }], {
+      writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'k', 1), { ...event(s.topic, 'k', 2), payload: null }], {
         source: SOURCE,
         trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
       }),
@@ -194,7 +195,7 @@ describe('OutboxRelay', () => {
     const idA = new Promise<bigint>((resolve) => (wroteA = resolve));
     const transactionA = s.prisma.$transaction(
       async (tx) => {
-        const [written] = await writeToOutbox(tx, [event(s.topic, 'a', 1)], { source: SOURCE });
+        const [written] = await writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'a', 1)], { source: SOURCE });
         wroteA(await idOf(tx, written!.id));
         await gate;
       },
@@ -203,7 +204,7 @@ describe('OutboxRelay', () => {
     const idOfA = await idA;
 
     const idB = await s.prisma.$transaction(async (tx) => {
-      const [written] = await writeToOutbox(tx, [event(s.topic, 'b', 1)], { source: SOURCE });
+      const [written] = await writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'b', 1)], { source: SOURCE });
       return idOf(tx, written!.id);
     });
     expect(idB).toBeGreaterThan(idOfA);

@@ -4,6 +4,7 @@ export * from './kafka/kafka.module';
 export * from './health/kafka.health';
 export * from './topics/provision-topics';
 export * from './database/sql-client';
+export * from './database/sql';
 export * from './envelope/event-envelope';
 export * from './outbox/outbox-writer';
 export * from './dead-letter/index';

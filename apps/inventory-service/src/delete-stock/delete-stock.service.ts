@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';
@@ -18,7 +18,7 @@ export class DeleteStockService {
     return this.db.$transaction(async (tx) => {
       const { count } = await tx.stock.deleteMany({ where: { sku } });
       if (count === 0) return false;
-      await writeToOutbox(tx, [{ ...stockTombstone(sku), correlationId: randomUUID() }], {
+      await writeToOutbox(sqlOverPrisma(tx), [{ ...stockTombstone(sku), correlationId: randomUUID() }], {
         source: INVENTORY_SOURCE,
       });
       return true;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DEMO_CATALOGUE } from '@pipeline/contracts';
-import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';
@@ -31,8 +31,7 @@ export class SeedDemoCatalogue implements OnApplicationBootstrap {
         DEMO_CATALOGUE.map((item) => item.available),
       );
       const correlationId = randomUUID();
-      await writeToOutbox(
-        tx,
+      await writeToOutbox(sqlOverPrisma(tx),
         rows.map((row) => ({ ...stockChanged(toStockLevel(row)), correlationId })),
         { source: INVENTORY_SOURCE },
       );

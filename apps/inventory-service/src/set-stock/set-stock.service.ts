@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';
@@ -38,7 +38,7 @@ export class SetStockService {
       );
       if (row === undefined) throw new Error(`upsert of SKU "${sku}" returned no row`);
       const level = toStockLevel(row);
-      await writeToOutbox(tx, [{ ...stockChanged(level), correlationId: randomUUID() }], {
+      await writeToOutbox(sqlOverPrisma(tx), [{ ...stockChanged(level), correlationId: randomUUID() }], {
         source: INVENTORY_SOURCE,
       });
       return { level, created: row.created };

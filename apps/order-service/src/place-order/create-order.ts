@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { OrderPlacedEvent, OrderPlacedPayloadSchema, Topics } from '@pipeline/contracts';
-import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
 import type { Prisma } from '../generated/prisma/client';
 import { orderTotal } from '@pipeline/contracts';
 import type { PlaceOrderRequest } from './place-order.request';
@@ -37,8 +37,7 @@ export async function createOrder(
     currency,
     placedAt: placedAt.toISOString(),
   });
-  await writeToOutbox(
-    tx,
+  await writeToOutbox(sqlOverPrisma(tx),
     [
       {
         topic: Topics.orders,

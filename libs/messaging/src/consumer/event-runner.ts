@@ -13,6 +13,7 @@ import type { DeadLetter } from './dead-letter';
 import { EventContext, type RecordPosition } from './event-context';
 import { claimInbox, lockKeys } from './inbox';
 import { insertOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
+import { sqlOverPrisma } from '../database/sql';
 import { withEventLogContext } from './event-log-context';
 import { contextFromHeaders, endSpan, startProcessSpan } from '../tracing/messaging-spans';
 
@@ -183,7 +184,7 @@ export class EventRunner {
           }
           // Every event's published rows in one statement (a failure here belongs to no handler:
           // the runner then isolates the events and finds the culprit).
-          await insertOutboxRows(tx, outbox);
+          await insertOutboxRows(sqlOverPrisma(tx), outbox);
           return { processed, duplicates };
         },
         { timeout: transactionTimeoutMs, maxWait: transactionTimeoutMs },

@@ -1,5 +1,5 @@
 import { traceHeaders } from '@pipeline/observability';
-import type { SqlClient } from '../database/sql-client';
+import type { Sql } from '../database/sql';
 import {
   encodeHeaders,
   metadataOf,
@@ -32,27 +32,29 @@ export function draftOutboxRows(
   return events.map((event) => ({ metadata: metadataOf(event, options.source, trace), event }));
 }
 
-/** One multi-row INSERT of drafted rows through the caller's transaction client. */
-export async function insertOutboxRows(tx: SqlClient, drafts: readonly OutboxRowDraft[]): Promise<void> {
+// One statement text whatever the number of rows: arrays in, `unnest` out, so Postgres plans it
+// once per connection and the hot path sends no per-row SQL.
+const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (event_id, topic, key, type, payload, headers)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[])`;
+
+/** One set-based INSERT of drafted rows through the caller's transaction. */
+export async function insertOutboxRows(sql: Sql, drafts: readonly OutboxRowDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  const values: unknown[] = [];
-  const rows: string[] = [];
+  const ids: string[] = [];
+  const topics: string[] = [];
+  const keys: (string | null)[] = [];
+  const types: string[] = [];
+  const payloads: (string | null)[] = [];
+  const headers: string[] = [];
   for (const { metadata, event } of drafts) {
-    const n = values.length;
-    rows.push(`($${n + 1}::uuid, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}::jsonb, $${n + 6}::jsonb)`);
-    values.push(
-      metadata.id,
-      event.topic,
-      event.key,
-      event.type,
-      event.payload === null ? null : JSON.stringify(event.payload),
-      JSON.stringify(encodeHeaders(metadata)),
-    );
+    ids.push(metadata.id);
+    topics.push(event.topic);
+    keys.push(event.key);
+    types.push(event.type);
+    payloads.push(event.payload === null ? null : JSON.stringify(event.payload));
+    headers.push(JSON.stringify(encodeHeaders(metadata)));
   }
-  await tx.$executeRawUnsafe(
-    `INSERT INTO outbox (event_id, topic, key, type, payload, headers) VALUES ${rows.join(', ')}`,
-    ...values,
-  );
+  await sql.execute(INSERT_OUTBOX_ROWS, [ids, topics, keys, types, payloads, headers]);
 }
 
 /**
@@ -61,11 +63,11 @@ export async function insertOutboxRows(tx: SqlClient, drafts: readonly OutboxRow
  * One multi-row INSERT per call. Returns the metadata of what was written.
  */
 export async function writeToOutbox(
-  tx: SqlClient,
+  sql: Sql,
   events: readonly OutgoingEvent[],
   options: OutboxWriteOptions,
 ): Promise<EventMetadata[]> {
   const drafts = draftOutboxRows(events, options);
-  await insertOutboxRows(tx, drafts);
+  await insertOutboxRows(sql, drafts);
   return drafts.map((draft) => draft.metadata);
 }

@@ -1,6 +1,5 @@
 import { type DynamicModule, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { PrismaPg } from '@prisma/adapter-pg';
 import type { Kafka } from 'kafkajs';
 import {
   ConsumerHealthIndicator,
@@ -67,13 +66,10 @@ export class ServiceCoreModule implements OnApplicationShutdown {
       imports: [
         TerminusModule.forRoot({ errorLogStyle: 'json', gracefulShutdownTimeoutMs: 0 }),
         DatabaseModule.forRoot({
-          createClient: () =>
-            new options.prismaClient({
-              adapter: new PrismaPg({
-                connectionString: config.DATABASE_URL,
-                max: config.DATABASE_POOL_SIZE,
-              }),
-            }),
+          url: config.DATABASE_URL,
+          poolSize: config.DATABASE_POOL_SIZE,
+          prismaClient: options.prismaClient,
+          applicationName: `${service}-service`,
         }),
         KafkaModule.forRoot({
           brokers: config.KAFKA_BROKERS,

@@ -6,34 +6,60 @@ import {
   type OnModuleInit,
 } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { DatabaseHealthIndicator } from './database.health';
-import { DATABASE, type DatabaseClient } from './database.tokens';
+import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 
 export interface DatabaseModuleOptions {
-  /** Builds the service's own generated Prisma client (each service owns its database). */
-  readonly createClient: () => DatabaseClient;
+  readonly url: string;
+  readonly poolSize: number;
+  /** The service's own generated Prisma client class (each service owns its database). */
+  readonly prismaClient: PrismaClientClass;
+  /** `application_name` of the pool's sessions, e.g. `payment-service` (seen in pg_stat_activity). */
+  readonly applicationName: string;
 }
 
 @Module({})
 export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(@Inject(DATABASE) private readonly client: DatabaseClient) {}
+  constructor(
+    @Inject(DATABASE) private readonly client: DatabaseClient,
+    @Inject(DATABASE_POOL) private readonly pool: pg.Pool,
+  ) {}
 
   static forRoot(options: DatabaseModuleOptions): DynamicModule {
     return {
       module: DatabaseModule,
       global: true,
       imports: [TerminusModule],
-      providers: [{ provide: DATABASE, useFactory: options.createClient }, DatabaseHealthIndicator],
-      exports: [DATABASE, DatabaseHealthIndicator],
+      providers: [
+        {
+          provide: DATABASE_POOL,
+          useFactory: () =>
+            new pg.Pool({
+              connectionString: options.url,
+              max: options.poolSize,
+              application_name: options.applicationName,
+            }),
+        },
+        {
+          provide: DATABASE,
+          inject: [DATABASE_POOL],
+          useFactory: (pool: pg.Pool) => new options.prismaClient({ adapter: new PrismaPg(pool) }),
+        },
+        DatabaseHealthIndicator,
+      ],
+      exports: [DATABASE, DATABASE_POOL, DatabaseHealthIndicator],
     };
   }
 
   async onModuleInit(): Promise<void> {
     // Fail fast at start-up with the driver's own message (bad URL, missing database, refused).
-    await this.client.$queryRawUnsafe('SELECT 1');
+    await this.pool.query('SELECT 1');
   }
 
   async onApplicationShutdown(): Promise<void> {
     await this.client.$disconnect();
+    if (!this.pool.ended) await this.pool.end();
   }
 }

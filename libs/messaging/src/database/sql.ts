@@ -1,0 +1,55 @@
+import type pg from 'pg';
+import type { SqlClient } from './sql-client';
+
+/**
+ * How the hot paths talk to Postgres: plain `pg`, one round trip per statement, no ORM in
+ * between. Inside a consumer batch or an HTTP group commit it is the transaction's connection.
+ */
+export interface Sql {
+  query<Row = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<Row[]>;
+  /** Runs a statement and returns how many rows it affected. */
+  execute(text: string, values?: readonly unknown[]): Promise<number>;
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+/** `Sql` over a pg client, pool client or pool. */
+export function sqlOver(client: Queryable): Sql {
+  return {
+    query: async <Row>(text: string, values?: readonly unknown[]) =>
+      (await client.query(text, values as unknown[])).rows as Row[],
+    execute: async (text: string, values?: readonly unknown[]) =>
+      (await client.query(text, values as unknown[])).rowCount ?? 0,
+  };
+}
+
+/** `Sql` over a Prisma (transaction) client, for the CRUD paths that stay on Prisma. */
+export function sqlOverPrisma(client: SqlClient): Sql {
+  return {
+    query: <Row>(text: string, values: readonly unknown[] = []) =>
+      client.$queryRawUnsafe<Row[]>(text, ...values),
+    execute: (text: string, values: readonly unknown[] = []) => client.$executeRawUnsafe(text, ...values),
+  };
+}
+
+/**
+ * Runs `work` in one transaction on a connection of `pool`: COMMIT when it resolves, ROLLBACK
+ * when it throws (the error is rethrown). A connection whose ROLLBACK failed is discarded.
+ */
+export async function inTransaction<R>(pool: pg.Pool, work: (sql: Sql) => Promise<R>): Promise<R> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(sqlOver(client));
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
