@@ -8,12 +8,14 @@ import type { Admin, Kafka } from 'kafkajs';
  * of a frozen last value. Every member reports the whole group; aggregate with `max`.
  */
 export class ConsumerLagReader {
+  /** Created here (and closed here) only when no shared admin client was given. */
   private admin: Admin | undefined;
 
   constructor(
     private readonly kafka: Kafka,
     private readonly groupId: string,
     private readonly topics: readonly string[],
+    private readonly sharedAdmin?: Admin,
   ) {}
 
   async refresh(): Promise<void> {
@@ -51,6 +53,7 @@ export class ConsumerLagReader {
   }
 
   private async connect(): Promise<Admin> {
+    if (this.sharedAdmin !== undefined) return this.sharedAdmin;
     if (this.admin === undefined) {
       const admin = this.kafka.admin();
       await admin.connect();

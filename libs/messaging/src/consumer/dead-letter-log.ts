@@ -2,19 +2,22 @@ import type { LoggerService } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
 import { withLogContext, type LogContext } from '@pipeline/observability';
 import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
-import type { EachMessagePayload } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import { headerValue } from '../envelope/event-envelope';
 import { contextFromHeaders } from '../tracing/messaging-spans';
 import { orderIdOf } from './event-log-context';
 
 /**
  * Logs each record of the service's dead-letter topic at WARN with its diagnostic headers: the
- * dead-letter topic is where incidents surface, so every record must be seen by a person.
+ * dead-letter topic is where incidents surface, so every record must be seen by a person. The
+ * service's own consumer group reads it beside its other topics: no second group for it.
  */
 export function logDeadLetter(
   logger: LoggerService,
-  { topic, partition, message }: EachMessagePayload,
-): Promise<void> {
+  topic: string,
+  partition: number,
+  message: KafkaMessage,
+): void {
   const header = (name: string) => headerValue(message.headers, name) ?? '-';
   // The record keeps the trace context and ids of the event that failed: the line joins its trace.
   const fields: LogContext = {
@@ -31,7 +34,6 @@ export function logDeadLetter(
           .join(' '),
     );
   context.with(contextFromHeaders(message.headers), () => withLogContext(fields, log));
-  return Promise.resolve();
 }
 
 /** The order id of a saga event's payload, when the value is JSON that has one. */

@@ -3,7 +3,7 @@ import { BaseExceptionFilter } from '@nestjs/core';
 import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { throwError, type Observable } from 'rxjs';
 import { isUnavailable } from '../errors/classify-error';
-import { EventContext } from './event-context';
+import { isHandlerContext } from './event-batch';
 
 /**
  * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default
@@ -33,7 +33,7 @@ export class EventErrorFilter extends BaseExceptionFilter {
       );
     }
     if (host.getType() !== 'rpc') return super.catch(exception, host);
-    if (host.switchToRpc().getContext() instanceof EventContext) return throwError(() => exception);
+    if (isHandlerContext(host.switchToRpc().getContext())) return throwError(() => exception);
     return this.rpcFallback.catch(exception, host);
   }
 }

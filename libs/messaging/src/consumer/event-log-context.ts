@@ -1,7 +1,7 @@
 import { context, type Context } from '@opentelemetry/api';
 import { withLogContext } from '@pipeline/observability';
 import { contextFromHeaders } from '../tracing/messaging-spans';
-import type { PendingEvent } from './event-runner';
+import type { PendingEvent } from './consumed-event';
 
 /**
  * The event's ids on every log line `fn` writes, and a trace context: by default the record's own

@@ -1,34 +1,45 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
-import type { Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
-import type { SqlClient, TransactionalSqlClient } from '../database/sql-client';
+import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
+import type pg from 'pg';
 import type { RetryOptions } from '../retry/backoff';
 import { PIPELINE_CONTRACTS, type EventContracts } from './event-contracts';
 
-export interface KafkaEventServerOptions<Tx extends SqlClient = SqlClient> {
+export interface KafkaEventServerOptions {
   /** Short service name, e.g. `payment`: CloudEvents source `payment-service`, topic `payment.dead-letter`. */
   readonly service: string;
   /** Defaults to `<service>-service`; also the inbox `consumer` column. */
   readonly groupId?: string;
   readonly topics: readonly string[];
   readonly kafka: Kafka;
-  /** The service's PrismaClient: handlers receive its interactive-transaction client as `ctx.tx`. */
-  readonly database: TransactionalSqlClient<Tx>;
+  /** The service's admin client, reused for the lag gauges (one is created when absent). */
+  readonly admin?: Admin;
+  /** The service's pool: every batch runs in one transaction on one of its connections. */
+  readonly pool: pg.Pool;
   readonly retry?: Partial<RetryOptions>;
+  readonly sessionTimeoutMs?: number;
+  readonly rebalanceTimeoutMs?: number;
+  readonly heartbeatIntervalMs?: number;
+  /**
+   * A fetch returns once this much is there or after fetchMaxWaitMs: under load batches fill up
+   * (hundreds of records), while a quiet pipeline waits at most fetchMaxWaitMs per hop.
+   */
+  readonly fetchMinBytes?: number;
+  readonly fetchMaxWaitMs?: number;
+  /** Bounds what one fetch holds in memory, per partition and in all. */
+  readonly fetchMaxBytesPerPartition?: number;
+  readonly fetchMaxBytes?: number;
+  /** Upper bound of events in one transaction (a larger fetch is applied in several). */
+  readonly maxEventsPerTransaction?: number;
+  /** kafkajs workers; at least the partitions of a fetch, so they all reach one transaction. */
   readonly partitionsConsumedConcurrently?: number;
-  readonly sessionTimeout?: number;
-  readonly rebalanceTimeout?: number;
-  readonly heartbeatInterval?: number;
-  readonly transactionTimeoutMs?: number;
-  /** Upper bound of records handled in one transaction (a batch is split into chunks). */
-  readonly maxRecordsPerTransaction?: number;
   /** Where a new group starts: the beginning (default), so nothing produced before it is missed. */
   readonly fromBeginning?: boolean;
   readonly logger?: LoggerService;
   readonly contracts?: EventContracts;
   /** Defaults to `<service>.dead-letter`. */
   readonly deadLetterTopic?: string;
-  /** Consume the dead-letter topic and log each record at WARN (default true). */
+  /** Also read the dead-letter topic (same group) and log each record at WARN (default true). */
   readonly logDeadLetters?: boolean;
   /** Restart delays after the consumer crashed (doubling from initialMs up to maxMs). */
   readonly restartBackoff?: { readonly initialMs: number; readonly maxMs: number };
@@ -36,30 +47,33 @@ export interface KafkaEventServerOptions<Tx extends SqlClient = SqlClient> {
   readonly kafkaRetry?: KafkaRetryOptions;
 }
 
-export type ResolvedServerOptions<Tx extends SqlClient> = Required<
-  Omit<KafkaEventServerOptions<Tx>, 'retry' | 'rebalanceTimeout' | 'kafkaRetry'>
+export type ResolvedServerOptions = Required<
+  Omit<KafkaEventServerOptions, 'retry' | 'rebalanceTimeoutMs' | 'kafkaRetry' | 'admin'>
 > & {
   readonly retry: RetryOptions;
-  readonly rebalanceTimeout: number | undefined;
+  readonly rebalanceTimeoutMs: number | undefined;
   readonly kafkaRetry: KafkaRetryOptions | undefined;
+  readonly admin: Admin | undefined;
   readonly source: string;
 };
 
-export function resolveServerOptions<Tx extends SqlClient>(
-  options: KafkaEventServerOptions<Tx>,
-): ResolvedServerOptions<Tx> {
+export function resolveServerOptions(options: KafkaEventServerOptions): ResolvedServerOptions {
   return {
     ...options,
     groupId: options.groupId ?? `${options.service}-service`,
     source: `${options.service}-service`,
+    admin: options.admin,
     retry: { attempts: 3, initialBackoffMs: 200, maxBackoffMs: 5_000, ...options.retry },
-    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 6,
-    sessionTimeout: options.sessionTimeout ?? 30_000,
-    rebalanceTimeout: options.rebalanceTimeout,
+    sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+    rebalanceTimeoutMs: options.rebalanceTimeoutMs,
+    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
+    fetchMinBytes: options.fetchMinBytes ?? 16 * 1024,
+    fetchMaxWaitMs: options.fetchMaxWaitMs ?? 10,
+    fetchMaxBytesPerPartition: options.fetchMaxBytesPerPartition ?? 256 * 1024,
+    fetchMaxBytes: options.fetchMaxBytes ?? 4 * 1024 * 1024,
+    maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
+    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 64,
     kafkaRetry: options.kafkaRetry,
-    heartbeatInterval: options.heartbeatInterval ?? 3_000,
-    transactionTimeoutMs: options.transactionTimeoutMs ?? 30_000,
-    maxRecordsPerTransaction: options.maxRecordsPerTransaction ?? 250,
     fromBeginning: options.fromBeginning ?? true,
     logger: options.logger ?? new Logger('KafkaEventServer'),
     contracts: options.contracts ?? PIPELINE_CONTRACTS,

@@ -1,103 +1,91 @@
-import { PipelineMetrics } from '@pipeline/observability';
-import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
-import { beforeScrape } from '@pipeline/observability';
+import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { PipelineMetrics, beforeScrape } from '@pipeline/observability';
 import type { Consumer } from 'kafkajs';
-import { isObservable, lastValueFrom } from 'rxjs';
-import type { SqlClient } from '../database/sql-client';
-import { BatchProcessor } from './batch-processor';
+import { BatchConsumer } from './batch-consumer';
+import { runBatchTransaction, type TransactionHandler } from './batch-transaction';
 import { ConsumerLagReader } from './consumer-lag';
-import {
-  emptyCounters,
-  type ConsumerCounters,
-  type ConsumerState,
-  type ConsumerStatus,
-} from './consumer-stats';
+import { emptyCounters, type ConsumerCounters, type ConsumerState, type ConsumerStatus } from './consumer-stats';
 import { DeadLetterPublisher } from './dead-letter';
-import { logDeadLetter } from './dead-letter-log';
-import type { EventContext } from './event-context';
-import { EventRunner } from './event-runner';
+import { settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
   type ResolvedServerOptions,
 } from './kafka-event-server.options';
-import { unwrapHandlerError } from './event-error.filter';
 import { SupervisedConsumer } from './supervised-consumer';
 
 type KafkaEventServerEvents = {
-  /** The main consumer crashed; it is restarted with backoff and unhealthy until it rejoins. */
+  /** The consumer crashed; it is restarted with backoff and unhealthy until it rejoins. */
   crash: (error: Error) => void;
 };
 
 /** The transport id Nest's processing hooks (tracing, metrics) see for these handlers. */
 export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
 
-export interface KafkaEventServerParts {
-  readonly consumer: Consumer | undefined;
-  readonly deadLetterLog: Consumer | undefined;
-}
-
 /**
- * Nest transport strategy over kafkajs: `@EventPattern('<ce_type>')` handlers run inside the
- * inbox transaction of the record that carried the event. Delivery is at-least-once; effects
- * are applied once per consumer group because the inbox row, the effects and the outgoing
- * events commit together and offsets are committed only after that.
+ * Nest transport strategy over kafkajs. The path of a record, top to bottom:
+ * 1. SupervisedConsumer: one kafkajs consumer (one group per service, its dead-letter topic
+ *    included), rebuilt with backoff when kafkajs gives up on it.
+ * 2. BatchConsumer: gathers a fetch's partitions, triages records, applies them (`settle`:
+ *    one transaction, bisected on failure), sends dead letters, commits offsets once.
+ * 3. runBatchTransaction: inbox claim, the handlers (planHandlerCalls), outbox, COMMIT.
+ * 4. The handlers: `@EventBatchPattern` (a list per call) or `@EventPattern` (one event per call).
+ * Delivery is at-least-once; effects apply once per group because the inbox rows, the effects and
+ * the outgoing events commit together and offsets are committed only after that.
  */
-export class KafkaEventServer<Tx extends SqlClient = SqlClient>
-  extends Server<KafkaEventServerEvents, ConsumerState>
-  implements CustomTransportStrategy
-{
+export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerState> implements CustomTransportStrategy {
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
-  private readonly options: ResolvedServerOptions<Tx>;
+  private readonly options: ResolvedServerOptions;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly main: SupervisedConsumer;
-  private readonly deadLetterLog: SupervisedConsumer | undefined;
-  private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
   private readonly lag: ConsumerLagReader;
+  private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
+  private readonly handlers = new Map<string, TransactionHandler>();
+  private readonly resumeTimers = new Set<NodeJS.Timeout>();
   private unregisterLag: (() => void) | undefined;
 
-  constructor(options: KafkaEventServerOptions<Tx>) {
+  constructor(options: KafkaEventServerOptions) {
     super();
     const resolved = resolveServerOptions(options);
     this.options = resolved;
-    const { kafka, groupId, logger } = resolved;
-    this.deadLetters = new DeadLetterPublisher(kafka, resolved.deadLetterTopic, groupId);
-    this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics);
-    const runner = new EventRunner({
-      consumer: groupId,
-      source: resolved.source,
-      database: resolved.database,
-      retry: resolved.retry,
-      transactionTimeoutMs: resolved.transactionTimeoutMs,
-      heartbeatIntervalMs: resolved.heartbeatInterval,
-      counters: this.counters,
-      logger,
-      invoke: (type, payload, context) => this.invoke(type, payload, context),
-    });
-    const processor = new BatchProcessor({
-      runner,
+    const { kafka, groupId, logger, pool, source, deadLetterTopic } = resolved;
+    this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId);
+    this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics, resolved.admin);
+    const batches = new BatchConsumer({
       contracts: resolved.contracts,
       deadLetters: this.deadLetters,
+      deadLetterTopic,
       counters: this.counters,
       logger,
-      heartbeatIntervalMs: resolved.heartbeatInterval,
-      maxRecordsPerTransaction: resolved.maxRecordsPerTransaction,
-      hasHandler: (type) => this.handlerFor(type) !== null,
+      retry: resolved.retry,
+      heartbeatIntervalMs: resolved.heartbeatIntervalMs,
+      maxEventsPerTransaction: resolved.maxEventsPerTransaction,
+      hasHandler: (type) => this.nestHandlerFor(type) !== null,
+      transact: (events) =>
+        runBatchTransaction(
+          { pool, consumer: groupId, source, counters: this.counters, logger, handlerOf: (type) => this.handlerOf(type) },
+          events,
+        ),
+      pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
     });
-    const consumerConfig = {
-      sessionTimeout: resolved.sessionTimeout,
-      heartbeatInterval: resolved.heartbeatInterval,
-      ...(resolved.rebalanceTimeout === undefined ? {} : { rebalanceTimeout: resolved.rebalanceTimeout }),
-      allowAutoTopicCreation: false,
-      // One restart path, not two: kafkajs never restarts a crashed consumer itself, the
-      // supervisor does, so every crash is visible in health and counters.
-      retry: { ...resolved.kafkaRetry, restartOnFailure: () => Promise.resolve(false) },
-    };
     this.main = new SupervisedConsumer({
       kafka,
-      config: { groupId, ...consumerConfig },
-      topics: resolved.topics,
+      config: {
+        groupId,
+        sessionTimeout: resolved.sessionTimeoutMs,
+        heartbeatInterval: resolved.heartbeatIntervalMs,
+        ...(resolved.rebalanceTimeoutMs === undefined ? {} : { rebalanceTimeout: resolved.rebalanceTimeoutMs }),
+        minBytes: resolved.fetchMinBytes,
+        maxWaitTimeInMs: resolved.fetchMaxWaitMs,
+        maxBytesPerPartition: resolved.fetchMaxBytesPerPartition,
+        maxBytes: resolved.fetchMaxBytes,
+        allowAutoTopicCreation: false,
+        // One restart path, not two: kafkajs never restarts a crashed consumer itself, the
+        // supervisor does, so every crash is visible in health and counters.
+        retry: { ...resolved.kafkaRetry, restartOnFailure: () => Promise.resolve(false) },
+      },
+      topics: resolved.logDeadLetters ? [...resolved.topics, deadLetterTopic] : resolved.topics,
       fromBeginning: resolved.fromBeginning,
       logger,
       restartBackoff: resolved.restartBackoff,
@@ -105,7 +93,7 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
         autoCommit: false,
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
-        eachBatch: (payload) => processor.process(payload),
+        eachBatch: batches.eachBatch,
       },
       onCrash: (error) => {
         this._status$.next(this.main.state);
@@ -116,17 +104,6 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
         PipelineMetrics.consumerRestarts.inc();
       },
     });
-    this.deadLetterLog = resolved.logDeadLetters
-      ? new SupervisedConsumer({
-          kafka,
-          config: { groupId: `${groupId}.dead-letter-log`, ...consumerConfig },
-          topics: [resolved.deadLetterTopic],
-          fromBeginning: true,
-          logger,
-          restartBackoff: resolved.restartBackoff,
-          runConfig: { eachMessage: (payload) => logDeadLetter(logger, payload) },
-        })
-      : undefined;
   }
 
   /** Called by Nest after the handlers are registered: connects and starts consuming. */
@@ -142,12 +119,14 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
     this._status$.next('stopping');
     this.unregisterLag?.();
     this.unregisterLag = undefined;
-    await Promise.all([this.main.stop(), this.deadLetterLog?.stop()]);
+    for (const timer of this.resumeTimers) clearTimeout(timer);
+    this.resumeTimers.clear();
+    await this.main.stop();
     await Promise.all([this.deadLetters.disconnect(), this.lag.close()]);
     this._status$.next('stopped');
   }
 
-  /** Readiness: the main consumer runs and is a member of its group. */
+  /** Readiness: the consumer runs and is a member of its group. */
   isHealthy(): boolean {
     return this.main.healthy;
   }
@@ -169,25 +148,17 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
     return { ...this.main.assignment };
   }
 
-  on<EventKey extends keyof KafkaEventServerEvents>(
-    event: EventKey,
-    callback: KafkaEventServerEvents[EventKey],
-  ): void {
+  on<EventKey extends keyof KafkaEventServerEvents>(event: EventKey, callback: KafkaEventServerEvents[EventKey]): void {
     if (event === 'crash') this.crashListeners.push(callback);
   }
 
   unwrap<T>(): T {
-    const parts: KafkaEventServerParts = {
-      consumer: this.main.instance,
-      deadLetterLog: this.deadLetterLog?.instance,
-    };
-    return parts as T;
+    return this.main.instance as T;
   }
 
   private async start(): Promise<void> {
     this._status$.next('starting');
-    await this.deadLetters.connect();
-    await Promise.all([this.main.start(), this.deadLetterLog?.start()]);
+    await this.main.start();
     this.unregisterLag = beforeScrape(() => this.lag.refresh());
     this._status$.next('running');
     const handled = [...this.getHandlers().entries()]
@@ -198,26 +169,45 @@ export class KafkaEventServer<Tx extends SqlClient = SqlClient>
     );
   }
 
-  private handlerFor(type: string) {
+  private nestHandlerFor(type: string): MessageHandler | null {
     const handler = this.getHandlerByPattern(type);
     return handler?.isEventHandler ? handler : null;
   }
 
-  private async invoke(type: string, payload: unknown, context: EventContext): Promise<void> {
-    const handler = this.handlerFor(type);
-    if (handler === null) throw new Error(`no @EventPattern handler for "${type}"`);
-    await new Promise<void>((resolve, reject) => {
-      this.onProcessingStartHook(KAFKA_EVENT_TRANSPORT, context, async () => {
+  private handlerOf(type: string): TransactionHandler {
+    let handler = this.handlers.get(type);
+    if (handler === undefined) {
+      const nest = this.nestHandlerFor(type);
+      if (nest === null) throw new Error(`no @EventPattern handler for "${type}"`);
+      handler = transactionHandlerOf(type, nest, this.call);
+      this.handlers.set(type, handler);
+    }
+    return handler;
+  }
+
+  /** One handler call inside Nest's processing hooks (what Nest's own transports do). */
+  private readonly call: HookedCall = (handler, data, ctx) =>
+    new Promise<void>((resolve, reject) => {
+      this.onProcessingStartHook(KAFKA_EVENT_TRANSPORT, ctx, async () => {
         try {
-          const result: unknown = await handler(payload, context);
-          if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
+          await settleHandlerResult(handler(data, ctx));
           resolve();
         } catch (error) {
-          reject(unwrapHandlerError(error));
+          reject(error);
         } finally {
-          this.onProcessingEndHook?.(KAFKA_EVENT_TRANSPORT, context);
+          this.onProcessingEndHook?.(KAFKA_EVENT_TRANSPORT, ctx);
         }
       });
     });
+
+  private pausePartition(topic: string, partition: number, ms: number): void {
+    const consumer: Consumer | undefined = this.main.instance;
+    if (consumer === undefined) return;
+    consumer.pause([{ topic, partitions: [partition] }]);
+    const timer = setTimeout(() => {
+      this.resumeTimers.delete(timer);
+      consumer.resume([{ topic, partitions: [partition] }]);
+    }, ms);
+    this.resumeTimers.add(timer);
   }
 }

@@ -1,4 +1,4 @@
-import { PipelineError, type ErrorClass } from './pipeline-error';
+import { DatabaseUnavailableError, PipelineError, type ErrorClass } from './pipeline-error';
 
 /**
  * Prisma error codes that describe the data, not the moment: retrying the same event gives the
@@ -89,6 +89,10 @@ const UNAVAILABLE_NODE_CODES = new Set([
   'EPIPE',
 ]);
 
+/** What `pg` says (without a code) when its connection went away or its pool had none in time. */
+const PG_UNAVAILABLE_MESSAGES =
+  /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end/;
+
 /**
  * Prisma's P2028 when no pooled connection freed up within `maxWait`. The same code also means
  * "transaction already closed" (a handler slower than the timeout), which is the record's own
@@ -104,6 +108,7 @@ const POOL_EXHAUSTED = { code: 'P2028', message: 'Unable to start a transaction'
  * it is retried and then dead-lettered like any other.
  */
 export function isUnavailable(error: unknown, insideDatabaseError = false): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
   if (!isObject(error) || classifyError(error) === 'fatal') return false;
   const name = typeof error.name === 'string' ? error.name : '';
   if (name === 'PrismaClientInitializationError') return true;
@@ -116,6 +121,7 @@ export function isUnavailable(error: unknown, insideDatabaseError = false): bool
   const databaseError =
     insideDatabaseError || name.startsWith('PrismaClient') || driverAdapterError !== undefined;
   if (databaseError && UNAVAILABLE_NODE_CODES.has(code)) return true;
+  if (databaseError && PG_UNAVAILABLE_MESSAGES.test(String(error.message))) return true;
   const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);
   // 08: connection exception; 57P01..57P03: the server is shutting down or not accepting.
   if (sqlState !== undefined && (sqlState.startsWith('08') || /^57P0[1-3]$/.test(sqlState))) return true;

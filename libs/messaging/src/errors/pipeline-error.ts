@@ -64,6 +64,18 @@ export class FatalError extends PipelineError {
   }
 }
 
+/**
+ * The database cannot be talked to (connection refused or lost, server shutting down, no pooled
+ * connection in time). No event's fault: the consumer retries the whole batch, never dead-letters.
+ */
+export class DatabaseUnavailableError extends RetriableError {
+  override readonly name: string = 'DatabaseUnavailableError';
+
+  constructor(message: string, options: PipelineErrorOptions = {}) {
+    super(`database unavailable: ${message}`, { ...options, code: 'DATABASE_UNAVAILABLE' });
+  }
+}
+
 function describeCause(cause: unknown): unknown {
   if (cause instanceof PipelineError) return cause.toJSON();
   if (cause instanceof Error) return { name: cause.name, message: cause.message };

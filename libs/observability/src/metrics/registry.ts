@@ -45,7 +45,7 @@ export const PipelineMetrics = {
   }),
   handlerDuration: new Histogram({
     name: 'pipeline_event_handler_duration_seconds',
-    help: 'Time spent in an event handler (inside its transaction).',
+    help: 'Time spent in one handler call (one event, or a batch of them), inside its transaction.',
     labelNames: ['topic', 'type'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
@@ -53,7 +53,7 @@ export const PipelineMetrics = {
   transactionSize: new Histogram({
     name: 'pipeline_consumer_transaction_events',
     help: 'Events committed per consumer transaction.',
-    buckets: [1, 2, 5, 10, 25, 50, 100, 250],
+    buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000],
     registers,
   }),
   consumerLag: new Gauge({

@@ -1,8 +1,10 @@
 import { type DynamicModule, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import type { Kafka } from 'kafkajs';
+import type { Admin, Kafka } from 'kafkajs';
+import type pg from 'pg';
 import {
   ConsumerHealthIndicator,
+  KAFKA_ADMIN,
   KAFKA_CLIENT,
   KAFKA_EVENT_SERVER,
   KafkaEventServer,
@@ -17,7 +19,7 @@ import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import { shutdownTelemetry } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { DatabaseModule } from '../database/database.module';
-import { DATABASE, type DatabaseClient, type PrismaClientClass } from '../database/database.tokens';
+import { DATABASE_POOL, type PrismaClientClass } from '../database/database.tokens';
 import { HealthController } from '../health/health.controller';
 import { OutboxHealthIndicator } from '../health/outbox.health';
 import { MetricsController } from '../metrics/metrics.controller';
@@ -89,8 +91,8 @@ export class ServiceCoreModule implements OnApplicationShutdown {
         OutboxRelayService,
         {
           provide: KAFKA_EVENT_SERVER,
-          inject: [KAFKA_CLIENT, DATABASE],
-          useFactory: (kafka: Kafka, database: DatabaseClient) =>
+          inject: [KAFKA_CLIENT, KAFKA_ADMIN, DATABASE_POOL],
+          useFactory: (kafka: Kafka, admin: Admin, pool: pg.Pool) =>
             new KafkaEventServer({
               service,
               ...(config.KAFKA_CONSUMER_GROUP ? { groupId: config.KAFKA_CONSUMER_GROUP } : {}),
@@ -98,7 +100,11 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               deadLetterTopic: prefix + deadLetterTopic(service),
               contracts: withTopicPrefix(PIPELINE_CONTRACTS, prefix),
               kafka,
-              database,
+              admin,
+              pool,
+              fetchMinBytes: config.KAFKA_FETCH_MIN_BYTES,
+              fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
+              maxEventsPerTransaction: config.CONSUMER_MAX_EVENTS_PER_TRANSACTION,
               retry: {
                 attempts: config.CONSUMER_RETRY_ATTEMPTS,
                 initialBackoffMs: config.CONSUMER_RETRY_INITIAL_BACKOFF_MS,

@@ -42,6 +42,15 @@ export const baseConfigSchema = (defaults: { port: number }) =>
     KAFKA_TOPIC_PARTITIONS: positiveInt(6),
     KAFKA_REPLICATION_FACTOR: positiveInt(1),
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
+    /**
+     * A consumer fetch returns once this many bytes are there or after KAFKA_FETCH_MAX_WAIT_MS:
+     * batches grow with the rate (hundreds of records under load), a quiet hop waits at most the
+     * wait time.
+     */
+    KAFKA_FETCH_MIN_BYTES: positiveInt(16 * 1024),
+    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(10),
+    /** Upper bound of events one consumer transaction applies (a larger fetch takes several). */
+    CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(500),
     OUTBOX_BATCH_SIZE: positiveInt(500),
     OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(5),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),

@@ -1,0 +1,191 @@
+import type { LoggerService } from '@nestjs/common';
+import { ROOT_CONTEXT, context, trace, type Context, type Span } from '@opentelemetry/api';
+import { PipelineMetrics } from '@pipeline/observability';
+import type pg from 'pg';
+import { sqlOver, type Sql } from '../database/sql';
+import { DatabaseUnavailableError } from '../errors/pipeline-error';
+import { isUnavailable } from '../errors/classify-error';
+import { messageOf } from '../errors/message-of';
+import { insertOutboxRows } from '../outbox/outbox-writer';
+import { contextFromHeaders, endSpan, spanHeaders, startProcessSpan } from '../tracing/messaging-spans';
+import type { PendingEvent } from './consumed-event';
+import type { ConsumerCounters } from './consumer-stats';
+import { TransactionScope } from './event-batch';
+import { planHandlerCalls } from './handler-calls';
+
+/** A handler as the transaction sees it: one call with a list of events, in order. */
+export interface TransactionHandler {
+  /** Metric label and log name, e.g. `AuthorizePaymentWhenOrderPlaced.handle`. */
+  readonly name: string;
+  invoke(events: readonly PendingEvent[], scope: TransactionScope, traceContextOf: TraceContextOf): Promise<void>;
+}
+
+/** The context an event's work runs in: its `process` span when sampled, else no span at all. */
+export type TraceContextOf = (event: PendingEvent) => Context;
+
+export interface BatchTransactionDeps {
+  readonly pool: pg.Pool;
+  /** The inbox `consumer` column: the consumer group id. */
+  readonly consumer: string;
+  /** CloudEvents `source` of what this service publishes, e.g. `payment-service`. */
+  readonly source: string;
+  readonly counters: ConsumerCounters;
+  readonly logger: LoggerService;
+  handlerOf(type: string): TransactionHandler;
+}
+
+// Inbox claim of a whole batch in one statement: the ids that come back are new.
+const CLAIM_INBOX = `INSERT INTO inbox (consumer, event_id, topic, partition, "offset")
+  SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::bigint[])
+  ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`;
+
+/**
+ * One consumer transaction over a batch of events (from one or several partitions): claim them
+ * all in the inbox, run the handlers of the new ones (planHandlerCalls), insert everything they
+ * published into the outbox in one statement, COMMIT. Effects, inbox rows and outbox rows commit
+ * together or not at all; the caller commits offsets only after this resolves.
+ */
+export async function runBatchTransaction(deps: BatchTransactionDeps, events: readonly PendingEvent[]): Promise<void> {
+  const spans = new Map<PendingEvent, Span>();
+  for (const event of events) if (event.sampled) spans.set(event, startSpan(deps.consumer, event));
+  const traceContextOf: TraceContextOf = (event) => {
+    const span = spans.get(event);
+    return span === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, span);
+  };
+  // The library's own statements join the first sampled event's trace, if there is one.
+  const first = spans.values().next().value;
+  const batchContext = first === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, first);
+  // Errors the database itself raised: only those can mean "database unavailable" (a handler's
+  // own refused connection, to an SMTP server say, is that event's failure).
+  const databaseErrors = new WeakSet<object>();
+  let outcome: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope };
+  try {
+    outcome = await context.with(batchContext, () =>
+      transact(deps, events, spans, traceContextOf, databaseErrors),
+    );
+  } catch (error) {
+    for (const span of spans.values()) endSpan(span, { error });
+    const fromDatabase = typeof error === 'object' && error !== null && databaseErrors.has(error);
+    throw fromDatabase && isUnavailable(error, true)
+      ? new DatabaseUnavailableError(messageOf(error), { cause: error })
+      : error;
+  }
+  for (const span of spans.values()) endSpan(span);
+  afterCommit(deps, outcome);
+}
+
+async function transact(
+  deps: BatchTransactionDeps,
+  events: readonly PendingEvent[],
+  spans: ReadonlyMap<PendingEvent, Span>,
+  traceContextOf: TraceContextOf,
+  databaseErrors: WeakSet<object>,
+) {
+  const recorded = <T>(promise: Promise<T>): Promise<T> =>
+    promise.catch((error: unknown) => {
+      if (typeof error === 'object' && error !== null) databaseErrors.add(error);
+      throw error;
+    });
+  const client = await recorded(deps.pool.connect());
+  let broken: Error | undefined;
+  try {
+    const raw = sqlOver(client);
+    const sql: Sql = {
+      query: <Row>(text: string, values?: readonly unknown[]) => recorded(raw.query<Row>(text, values)),
+      execute: (text: string, values?: readonly unknown[]) => recorded(raw.execute(text, values)),
+    };
+    await sql.execute('BEGIN');
+    const fresh = await claim(sql, deps.consumer, events);
+    const processed: PendingEvent[] = [];
+    const duplicates: PendingEvent[] = [];
+    // delete(): the same event id twice in one batch is a duplicate too.
+    for (const event of events) (fresh.delete(event.metadata.id) ? processed : duplicates).push(event);
+    const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
+    for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
+      const { topic } = call.events[0]!.position;
+      const stopTimer = PipelineMetrics.handlerDuration.startTimer({ topic, type: call.events[0]!.metadata.type });
+      try {
+        await call.handler.invoke(call.events, scope, traceContextOf);
+      } finally {
+        stopTimer();
+      }
+    }
+    await insertOutboxRows(sql, scope.outbox);
+    await sql.execute('COMMIT');
+    return { processed, duplicates, scope };
+  } catch (error) {
+    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function claim(sql: Sql, consumer: string, events: readonly PendingEvent[]): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const rows = await sql.query<{ event_id: string }>(CLAIM_INBOX, [
+    consumer,
+    events.map((event) => event.metadata.id),
+    events.map((event) => event.position.topic),
+    events.map((event) => event.position.partition),
+    events.map((event) => event.position.offset),
+  ]);
+  return new Set(rows.map((row) => row.event_id));
+}
+
+/** What an event caused carries on: the cause's `process` span, or (not sampled) the cause's own context. */
+function traceOf(cause: PendingEvent, spans: ReadonlyMap<PendingEvent, Span>) {
+  const span = spans.get(cause);
+  if (span !== undefined) return spanHeaders(span);
+  const { traceparent, tracestate } = cause.metadata;
+  return { ...(traceparent ? { traceparent } : {}), ...(tracestate ? { tracestate } : {}) };
+}
+
+function startSpan(group: string, event: PendingEvent): Span {
+  return startProcessSpan(contextFromHeaders(event.message.headers), {
+    ...event.position,
+    group,
+    eventId: event.metadata.id,
+    eventType: event.metadata.type,
+    attempt: event.attempt,
+  });
+}
+
+/** Committed: from here on nothing may fail the batch (it would run again), so nothing throws. */
+function afterCommit(
+  deps: BatchTransactionDeps,
+  { processed, duplicates, scope }: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope },
+): void {
+  deps.counters.processed += processed.length;
+  deps.counters.deduplicated += duplicates.length;
+  try {
+    if (processed.length > 0) PipelineMetrics.transactionSize.observe(processed.length);
+    for (const [labels, count] of countByTopicAndType(processed)) PipelineMetrics.eventsProcessed.inc(labels, count);
+    for (const [labels, count] of countByTopicAndType(duplicates))
+      PipelineMetrics.eventsDeduplicated.inc(labels, count);
+  } catch (error) {
+    deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
+  }
+  for (const effect of scope.effects) {
+    try {
+      effect();
+    } catch (error) {
+      deps.logger.error(`an after-commit effect threw: ${messageOf(error)}`);
+    }
+  }
+  if (duplicates.length > 0) deps.logger.debug?.(`${duplicates.length} events already processed: skipped`);
+}
+
+/** Label sets and their counts, one metric update per label set instead of one per event. */
+export function countByTopicAndType(events: readonly PendingEvent[]): [{ topic: string; type: string }, number][] {
+  const counts = new Map<string, [{ topic: string; type: string }, number]>();
+  for (const { position, metadata } of events) {
+    const id = `${position.topic}\u0000${metadata.type}`;
+    const entry = counts.get(id);
+    if (entry) entry[1] += 1;
+    else counts.set(id, [{ topic: position.topic, type: metadata.type }, 1]);
+  }
+  return [...counts.values()];
+}

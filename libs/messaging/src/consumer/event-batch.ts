@@ -1,0 +1,116 @@
+import { BaseRpcContext } from '@nestjs/microservices';
+import type { Sql } from '../database/sql';
+import type { EventMetadata, OutgoingEvent } from '../envelope/event-envelope';
+import { draftOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
+import type { ConsumedEvent, RecordPosition } from './consumed-event';
+
+/** An event published by a handler: correlation and causation come from the event that caused it. */
+export type PublishedEvent<Payload = unknown> = Omit<
+  OutgoingEvent<Payload>,
+  'correlationId' | 'causationId'
+> & {
+  readonly correlationId?: string;
+};
+
+type TraceHeaders = Pick<EventMetadata, 'traceparent' | 'tracestate'>;
+
+/**
+ * What one consumer transaction owns: its connection, the events its handlers publish and the
+ * effects that wait for its COMMIT. The transaction inserts `outbox` in one statement before
+ * COMMIT and runs `effects` after it; a rolled-back transaction drops both.
+ */
+export class TransactionScope {
+  readonly outbox: OutboxRowDraft[] = [];
+  readonly effects: (() => void)[] = [];
+
+  constructor(
+    readonly sql: Sql,
+    private readonly source: string,
+    /** The trace context an event caused by `cause` carries on: its `process` span, or its own. */
+    private readonly traceOf: (cause: ConsumedEvent) => TraceHeaders,
+  ) {}
+
+  publish(cause: ConsumedEvent, events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
+    const list: readonly PublishedEvent[] = isList(events) ? events : [events];
+    const drafts = draftOutboxRows(
+      list.map((event) => ({
+        ...event,
+        correlationId: event.correlationId ?? cause.metadata.correlationId,
+        causationId: cause.metadata.id,
+      })),
+      { source: this.source, trace: this.traceOf(cause) },
+    );
+    this.outbox.push(...drafts);
+    return drafts.map((draft) => draft.metadata);
+  }
+}
+
+/** What both handler forms' `@Ctx()` share: the transaction. */
+abstract class HandlerContext<Args extends unknown[]> extends BaseRpcContext<Args> {
+  protected abstract readonly scope: TransactionScope;
+
+  /** The consumer transaction: effects written here commit with the inbox rows and the outbox. */
+  get sql(): Sql {
+    return this.scope.sql;
+  }
+
+  /**
+   * Runs `effect` after the transaction committed: for process-local side effects (metrics,
+   * caches) that must not happen for a rolled-back attempt. Anything durable belongs in `sql`.
+   */
+  afterCommit(effect: () => void): void {
+    this.scope.effects.push(effect);
+  }
+}
+
+/**
+ * The `@Ctx()` of a batch handler (`@EventBatchPattern`): the transaction of the whole batch.
+ * `publish(cause, events)` adds outgoing events to the outbox of that transaction.
+ */
+export class EventBatch extends HandlerContext<[TransactionScope]> {
+  constructor(protected readonly scope: TransactionScope) {
+    super([scope]);
+  }
+
+  publish(cause: ConsumedEvent, events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
+    return this.scope.publish(cause, events);
+  }
+}
+
+/** The `@Ctx()` of a single-event handler (`@EventPattern`): one event in the batch's transaction. */
+export class EventContext extends HandlerContext<[EventMetadata, RecordPosition]> {
+  constructor(
+    protected readonly scope: TransactionScope,
+    readonly event: ConsumedEvent,
+  ) {
+    super([event.metadata, event.position]);
+  }
+
+  get metadata(): EventMetadata {
+    return this.event.metadata;
+  }
+  get topic(): string {
+    return this.event.position.topic;
+  }
+  get partition(): number {
+    return this.event.position.partition;
+  }
+  get offset(): string {
+    return this.event.position.offset;
+  }
+  get key(): string | null {
+    return this.event.position.key;
+  }
+  get attempt(): number {
+    return this.event.attempt;
+  }
+
+  publish(events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
+    return this.scope.publish(this.event, events);
+  }
+}
+
+export const isHandlerContext = (value: unknown): boolean => value instanceof HandlerContext;
+
+const isList = (events: PublishedEvent | readonly PublishedEvent[]): events is readonly PublishedEvent[] =>
+  Array.isArray(events);

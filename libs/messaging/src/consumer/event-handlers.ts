@@ -1,0 +1,73 @@
+import { EventPattern } from '@nestjs/microservices';
+import type { MessageHandler } from '@nestjs/microservices';
+import { context } from '@opentelemetry/api';
+import { isObservable, lastValueFrom } from 'rxjs';
+import type { TransactionHandler } from './batch-transaction';
+import type { PendingEvent } from './consumed-event';
+import { EventBatch, EventContext } from './event-batch';
+import { unwrapHandlerError } from './event-error.filter';
+import { withEventLogContext } from './event-log-context';
+
+/** Nest pattern extras key marking a batch handler; its value identifies the method. */
+const BATCH_HANDLER = 'pipeline.batchHandler';
+
+/**
+ * Subscribes a method to one or more event types as a batch handler: it is called once per
+ * transaction (per wave, see planHandlerCalls) with `@Payload() events: ConsumedEvent<P>[]` in
+ * offset order per key, and `@Ctx() batch: EventBatch`. One method for several types receives
+ * them together, in offset order per partition.
+ */
+export function EventBatchPattern(types: string | readonly string[]): MethodDecorator {
+  return (target, key, descriptor) => {
+    const id = `${target.constructor.name}.${String(key)}`;
+    return EventPattern([types].flat(), { [BATCH_HANDLER]: id })(target, key, descriptor);
+  };
+}
+
+/** Runs a Nest handler inside Nest's processing hooks and waits for its result. */
+export type HookedCall = (handler: MessageHandler, data: unknown, ctx: EventBatch | EventContext) => Promise<void>;
+
+/**
+ * The transaction's view of a Nest event handler. A batch handler gets the whole list in one
+ * call; a single-event handler (`@EventPattern`) is called once per event, in order, each call
+ * in the event's own trace and log context.
+ */
+export function transactionHandlerOf(
+  type: string,
+  handler: MessageHandler,
+  call: HookedCall,
+): TransactionHandler {
+  const batchId = (handler.extras as Record<string, unknown> | undefined)?.[BATCH_HANDLER];
+  if (typeof batchId === 'string') {
+    return {
+      name: batchId,
+      invoke: (events, scope, traceContextOf) =>
+        context.with(traceContextOf(firstSampled(events)), () => call(handler, events, new EventBatch(scope))),
+    };
+  }
+  return {
+    name: type,
+    invoke: async (events, scope, traceContextOf) => {
+      for (const event of events) {
+        await withEventLogContext(
+          event,
+          () => call(handler, event.payload, new EventContext(scope, event)),
+          traceContextOf(event),
+        );
+      }
+    },
+  };
+}
+
+const firstSampled = (events: readonly PendingEvent[]): PendingEvent =>
+  events.find((event) => event.sampled) ?? events[0]!;
+
+/** Awaits whatever a Nest handler returned (a promise or an observable) and unwraps its error. */
+export async function settleHandlerResult(result: unknown): Promise<void> {
+  try {
+    const value: unknown = await result;
+    if (isObservable(value)) await lastValueFrom(value, { defaultValue: undefined });
+  } catch (error) {
+    throw unwrapHandlerError(error);
+  }
+}
