@@ -56,7 +56,7 @@ describe('KafkaEventServer: crashes and shutdown (fixture service as a process)'
     const messages = Array.from({ length: total }, (_, seq) => testEventMessage({ key: `k${seq}`, seq }));
     await bed.send(messages);
 
-    const slow = await start(bed, { SLOW_MS: '100', MAX_RECORDS_PER_TRANSACTION: '10' });
+    const slow = await start(bed, { SLOW_MS: '100', MAX_EVENTS_PER_TRANSACTION: '10' });
     // In the middle of the batch: some chunks committed, one in flight, the rest not started.
     await eventually(async () => ((await bed!.committed()).get(0) ?? 0) >= 10 || undefined, {
       what: 'first chunk committed',

@@ -27,7 +27,7 @@ describe('KafkaEventServer: failure policy', () => {
       service: current.service,
       topics: [current.topic],
       kafka: current.kafka,
-      prisma: current.db.prisma,
+      databaseUrl: current.db.url,
       behaviour,
       logger,
     });

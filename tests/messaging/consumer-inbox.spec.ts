@@ -23,7 +23,7 @@ describe('KafkaEventServer: inbox and consumption', () => {
       service: current.service,
       topics: [current.topic],
       kafka: current.kafka,
-      prisma: current.db.prisma,
+      databaseUrl: current.db.url,
       behaviour: fixtureBehaviour(current.service),
     });
     return consumer.server;

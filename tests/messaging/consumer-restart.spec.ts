@@ -26,7 +26,7 @@ describe('KafkaEventServer: a consumer kafkajs gives up on', () => {
       service: bed.service,
       topics: [bed.topic],
       kafka: bed.kafka,
-      prisma: bed.db.prisma,
+      databaseUrl: bed.db.url,
       behaviour: fixtureBehaviour(bed.service),
       logger,
       server: {
@@ -76,7 +76,7 @@ describe('KafkaEventServer: a consumer kafkajs gives up on', () => {
       service: bed.service,
       topics: [bed.topic],
       kafka: bed.kafka,
-      prisma: bed.db.prisma,
+      databaseUrl: bed.db.url,
       behaviour,
       logger: new CapturingLogger(),
       server: { restartBackoff: { initialMs: 300, maxMs: 600 }, kafkaRetry: { retries: 0 } },

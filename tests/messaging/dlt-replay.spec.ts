@@ -50,7 +50,7 @@ describe('dlt replay after the handler is fixed', () => {
       service: current.service,
       topics: [current.topic],
       kafka: current.kafka,
-      prisma: current.db.prisma,
+      databaseUrl: current.db.url,
       behaviour,
       logger: new CapturingLogger(),
     });

@@ -13,8 +13,9 @@ import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter, DeadLetterPublisher } from './dead-letter';
 import { logDeadLetter } from './dead-letter-log';
 import type { EventContracts } from './event-contracts';
+import { culpritOf } from './event-batch';
 import { withEventLogContext } from './event-log-context';
-import { settle, type Failure, type Settlement } from './isolate';
+import { settle, type Failure } from './isolate';
 import { KeepAlive } from './keep-alive';
 import { triageRecord } from './record-triage';
 
@@ -42,20 +43,29 @@ interface Submitted {
   reject(error: unknown): void;
 }
 
-/** What triage made of a partition's records. */
+/** A record after triage, in offset order. */
+type Triaged =
+  | { readonly kind: 'event'; readonly event: PendingEvent }
+  | { readonly kind: 'poison'; readonly letter: DeadLetter }
+  | { readonly kind: 'skipped'; readonly type: string }
+  /** A record of the service's own dead-letter topic: logged, nothing else. */
+  | { readonly kind: 'logged' };
+
+/** A partition of the fetch: its records and how far they are resolved. */
 interface PartitionWork {
   readonly payload: EachBatchPayload;
-  readonly events: PendingEvent[];
-  readonly poison: DeadLetter[];
-  readonly skipped: { readonly type: string; readonly offset: string }[];
+  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
+  /** Index of the first record whose offset is not resolved yet. */
+  next: number;
 }
 
 /**
  * The consumer's `eachBatch`. kafkajs calls it once per partition of a fetch, all in the same
- * tick; the calls are gathered and the whole fetch is applied together: triage, one transaction
- * (or a few, when something fails: see `settle`), dead letters, then ONE offset commit for every
- * partition, each only up to what is durable. A partition whose event must wait for a retry is
- * paused and fetched again after the backoff: the fetch loop, and every other partition, goes on.
+ * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
+ * at most maxEventsPerTransaction events one transaction (or a few, when something fails: see
+ * `settle`), its dead letters, and ONE offset commit for every partition, each only up to what is
+ * durable. A partition whose event must wait for a retry is paused and fetched again after the
+ * backoff: the fetch loop, and every other partition, goes on.
  */
 export class BatchConsumer {
   private submitted: Submitted[] = [];
@@ -84,11 +94,7 @@ export class BatchConsumer {
   private async apply(payloads: readonly EachBatchPayload[]): Promise<void> {
     const keepAlive = new KeepAlive(payloads[0]!, this.deps.heartbeatIntervalMs);
     try {
-      const work = payloads.map((payload) => this.triage(payload));
-      const settlement = await this.settleInChunks(work.flatMap((partition) => partition.events));
-      if (settlement.transient !== undefined) return this.waitOutTransient(work, settlement.transient);
-      this.unavailableStreak = 0;
-      await this.finish(work, settlement);
+      await this.applyInChunks(payloads.map((payload) => this.triage(payload)));
     } finally {
       keepAlive.stop();
     }
@@ -98,69 +104,80 @@ export class BatchConsumer {
 
   private triage(payload: EachBatchPayload): PartitionWork {
     const { topic, partition, messages } = payload.batch;
-    const work: PartitionWork = { payload, events: [], poison: [], skipped: [] };
-    for (const message of messages) {
-      if (topic === this.deps.deadLetterTopic) {
-        logDeadLetter(this.deps.logger, topic, partition, message);
-        continue;
-      }
-      const triage = triageRecord(topic, message, this.deps.contracts, (type) => this.deps.hasHandler(type));
-      if (triage.kind === 'poison') {
-        context.with(contextFromHeaders(message.headers), () =>
-          this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`),
-        );
-        work.poison.push({ topic, partition, message, error: triage.reason, errorClass: 'fatal', attempts: 1 });
-      } else if (triage.kind === 'unhandled') {
-        work.skipped.push({ type: triage.type, offset: message.offset });
-      } else {
-        const id = `${topic}/${partition}@${message.offset}`;
-        work.events.push({
-          payload: triage.payload,
-          metadata: triage.metadata,
-          position: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null },
-          attempt: (this.attempts.get(id) ?? 0) + 1,
-          message,
-          sampled: isSampled(triage.metadata.traceparent),
-        });
-      }
-    }
-    return work;
+    const records = messages.map((message) => ({ offset: message.offset, triaged: this.triageOne(topic, partition, message) }));
+    return { payload, records, next: 0 };
   }
 
-  /** `settle` over chunks of at most maxEventsPerTransaction; a partition blocked in one chunk sits out the rest. */
-  private async settleInChunks(events: readonly PendingEvent[]): Promise<Settlement<PendingEvent>> {
+  private triageOne(topic: string, partition: number, message: KafkaMessage): Triaged {
+    if (topic === this.deps.deadLetterTopic) {
+      logDeadLetter(this.deps.logger, topic, partition, message);
+      return { kind: 'logged' };
+    }
+    const triage = triageRecord(topic, message, this.deps.contracts, (type) => this.deps.hasHandler(type));
+    if (triage.kind === 'poison') {
+      context.with(contextFromHeaders(message.headers), () =>
+        this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`),
+      );
+      return {
+        kind: 'poison',
+        letter: { topic, partition, message, error: triage.reason, errorClass: 'fatal', attempts: 1 },
+      };
+    }
+    if (triage.kind === 'unhandled') return { kind: 'skipped', type: triage.type };
+    const id = `${topic}/${partition}@${message.offset}`;
+    return {
+      kind: 'event',
+      event: {
+        payload: triage.payload,
+        metadata: triage.metadata,
+        position: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null },
+        attempt: (this.attempts.get(id) ?? 0) + 1,
+        message,
+        sampled: isSampled(triage.metadata.traceparent),
+      },
+    };
+  }
+
+  /**
+   * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
+   * and a stopping consumer or a revoked partition stops at the next chunk boundary.
+   */
+  private async applyInChunks(work: readonly PartitionWork[]): Promise<void> {
     const { maxEventsPerTransaction: size, retry } = this.deps;
     const policy = {
       attempts: retry.attempts,
       classify: classifyError,
       isTransient: (error: unknown) => isUnavailable(error) || isConcurrencyConflict(error),
+      culpritOf,
     };
-    const total: Settlement<PendingEvent> = { done: [], deadLetters: [], blocked: new Map() };
+    const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
+    for (const partition of work)
+      for (const { triaged } of partition.records)
+        if (triaged.kind === 'event') partitionOfEvent.set(triaged.event, partition);
+    const events = [...partitionOfEvent.keys()];
+    const settled = new Set<PendingEvent>();
+    const blocked = new Map<string, Failure<PendingEvent>>();
     for (let start = 0; start < events.length; start += size) {
+      if (!work[0]!.payload.isRunning()) break;
       const chunk = events
         .slice(start, start + size)
-        .filter((event) => !total.blocked.has(partitionOf(event.position)));
+        .filter((event) => !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale());
       if (chunk.length === 0) continue;
       const result = await settle(chunk, (list) => this.run(list), policy);
       if (result.transient !== undefined) {
-        // Nothing of this chunk ran: the chunks before it stand, every partition waits from here.
-        if (start === 0) return result;
-        for (const event of chunk) {
-          if (!total.blocked.has(partitionOf(event.position)))
-            total.blocked.set(partitionOf(event.position), {
-              event,
-              error: result.transient,
-              errorClass: 'retriable',
-              attempts: event.attempt - 1,
-            });
-        }
-        continue;
+        // Nothing of this chunk ran; what earlier chunks did is committed below.
+        this.waitOutTransient(work, result.transient, start === 0);
+        break;
       }
-      total.done.push(...result.done);
-      total.deadLetters.push(...result.deadLetters);
-      for (const [key, failure] of result.blocked) total.blocked.set(key, failure);
+      this.unavailableStreak = 0;
+      for (const event of result.done) settled.add(event);
+      for (const failure of result.deadLetters) settled.add(failure.event);
+      for (const [key, failure] of result.blocked) blocked.set(key, failure);
+      await this.advance(work, settled, blocked, result.deadLetters);
+      for (const failure of result.blocked.values()) this.retryLater(failure);
     }
-    return total;
+    // Partitions with no events (poison, skipped, dead-letter log) move on here too.
+    await this.advance(work, settled, blocked, []);
   }
 
   private async run(events: readonly PendingEvent[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
@@ -172,38 +189,44 @@ export class BatchConsumer {
     }
   }
 
-  /** Dead letters, retries to come, and one offset commit for every partition of the fetch. */
-  private async finish(work: readonly PartitionWork[], settlement: Settlement<PendingEvent>): Promise<void> {
-    const { counters, logger } = this.deps;
-    const letters: DeadLetter[] = [];
+  /**
+   * Resolves each partition up to its first event not settled (or its blocked one): dead letters
+   * first (durable before any offset moves past them), then one commit for every partition.
+   */
+  private async advance(
+    work: readonly PartitionWork[],
+    settled: ReadonlySet<PendingEvent>,
+    blocked: ReadonlyMap<string, Failure<PendingEvent>>,
+    failures: readonly Failure<PendingEvent>[],
+  ): Promise<void> {
+    const letters: DeadLetter[] = failures.map((failure) => this.letterOf(failure));
     const offsets: { topic: string; partitions: { partition: number; offset: string }[] }[] = [];
-    for (const { payload, poison, skipped } of work) {
-      const { topic, partition, messages } = payload.batch;
-      const blocked = settlement.blocked.get(`${topic}/${partition}`);
-      const stopAt = blocked === undefined ? undefined : BigInt(blocked.event.position.offset);
-      const before = (message: KafkaMessage) => stopAt === undefined || BigInt(message.offset) < stopAt;
-      letters.push(...poison.filter((letter) => before(letter.message)));
-      const last = messages.filter(before).at(-1);
-      if (last !== undefined) {
-        payload.resolveOffset(last.offset);
-        offsets.push({ topic, partitions: [{ partition, offset: (BigInt(last.offset) + 1n).toString() }] });
+    for (const partition of work) {
+      const { payload, records } = partition;
+      const { topic } = payload.batch;
+      const stopAt = blocked.get(`${topic}/${payload.batch.partition}`)?.event.position.offset;
+      let last: string | undefined;
+      while (partition.next < records.length) {
+        const { offset, triaged } = records[partition.next]!;
+        if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
+        if (triaged.kind === 'poison') letters.push(triaged.letter);
+        if (triaged.kind === 'skipped') this.countSkipped(topic, triaged.type);
+        if (triaged.kind === 'event') this.attempts.delete(attemptKey(triaged.event));
+        last = offset;
+        partition.next += 1;
       }
-      this.countSkipped(topic, skipped.filter((record) => stopAt === undefined || BigInt(record.offset) < stopAt));
+      if (last === undefined) continue;
+      payload.resolveOffset(last);
+      offsets.push({ topic, partitions: [{ partition: payload.batch.partition, offset: (BigInt(last) + 1n).toString() }] });
     }
-    for (const failure of settlement.deadLetters) letters.push(this.letterOf(failure));
     letters.sort((a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)));
-    // The dead letters are durable before any offset moves past them.
     await this.deps.deadLetters.send(letters);
-    counters.deadLettered += letters.length;
+    this.deps.counters.deadLettered += letters.length;
     if (offsets.length > 0) await work[0]!.payload.commitOffsetsIfNecessary({ topics: offsets });
-
-    for (const event of settlement.done) this.attempts.delete(attemptKey(event));
-    for (const failure of settlement.deadLetters) this.attempts.delete(attemptKey(failure.event));
-    for (const failure of settlement.blocked.values()) this.retryLater(failure);
     try {
       this.countDeadLetters(letters);
     } catch (error) {
-      logger.error(`recording metrics threw: ${messageOf(error)}`);
+      this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
     }
   }
 
@@ -227,11 +250,11 @@ export class BatchConsumer {
    * short pause. The database being down is retried with backoff a few times, then the batch fails
    * to kafkajs and the supervisor restarts the consumer (readiness reports it meanwhile).
    */
-  private waitOutTransient(work: readonly PartitionWork[], error: unknown): void {
+  private waitOutTransient(work: readonly PartitionWork[], error: unknown, nothingDone: boolean): void {
     const { retry, logger } = this.deps;
     const unavailable = isUnavailable(error);
     if (unavailable) this.unavailableStreak += 1;
-    if (unavailable && this.unavailableStreak >= retry.attempts) {
+    if (unavailable && nothingDone && this.unavailableStreak >= retry.attempts) {
       this.unavailableStreak = 0;
       throw error;
     }
@@ -250,12 +273,9 @@ export class BatchConsumer {
     return { topic, partition, message: event.message, error: messageOf(error), errorClass, attempts };
   }
 
-  private countSkipped(topic: string, skipped: readonly { readonly type: string }[]): void {
-    const { counters } = this.deps;
-    for (const { type } of skipped) {
-      counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
-      PipelineMetrics.eventsSkipped.inc({ topic, type });
-    }
+  private countSkipped(topic: string, type: string): void {
+    this.deps.counters.skippedByType[type] = (this.deps.counters.skippedByType[type] ?? 0) + 1;
+    PipelineMetrics.eventsSkipped.inc({ topic, type });
   }
 
   private countDeadLetters(letters: readonly DeadLetter[]): void {

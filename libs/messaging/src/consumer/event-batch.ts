@@ -75,6 +75,15 @@ export class EventBatch extends HandlerContext<[TransactionScope]> {
   publish(cause: ConsumedEvent, events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
     return this.scope.publish(cause, events);
   }
+
+  /**
+   * Names the event an error is about: `throw batch.blame(event, new FatalError(...))`. The
+   * consumer then fails that event alone and runs the rest of the batch again at once, instead
+   * of bisecting the batch to find it.
+   */
+  blame<E>(event: ConsumedEvent, error: E): E {
+    return blame(event, error);
+  }
 }
 
 /** The `@Ctx()` of a single-event handler (`@EventPattern`): one event in the batch's transaction. */
@@ -109,6 +118,18 @@ export class EventContext extends HandlerContext<[EventMetadata, RecordPosition]
     return this.scope.publish(this.event, events);
   }
 }
+
+const culprits = new WeakMap<object, ConsumedEvent>();
+
+/** Records that `error` is about `event` (see EventBatch.blame); returns the error. */
+export function blame<E>(event: ConsumedEvent, error: E): E {
+  if (typeof error === 'object' && error !== null) culprits.set(error, event);
+  return error;
+}
+
+/** The event an error was blamed on, if any. */
+export const culpritOf = (error: unknown): ConsumedEvent | undefined =>
+  typeof error === 'object' && error !== null ? culprits.get(error) : undefined;
 
 export const isHandlerContext = (value: unknown): boolean => value instanceof HandlerContext;
 

@@ -4,7 +4,7 @@ import { context } from '@opentelemetry/api';
 import { isObservable, lastValueFrom } from 'rxjs';
 import type { TransactionHandler } from './batch-transaction';
 import type { PendingEvent } from './consumed-event';
-import { EventBatch, EventContext } from './event-batch';
+import { EventBatch, EventContext, blame } from './event-batch';
 import { unwrapHandlerError } from './event-error.filter';
 import { withEventLogContext } from './event-log-context';
 
@@ -49,11 +49,16 @@ export function transactionHandlerOf(
     name: type,
     invoke: async (events, scope, traceContextOf) => {
       for (const event of events) {
-        await withEventLogContext(
-          event,
-          () => call(handler, event.payload, new EventContext(scope, event)),
-          traceContextOf(event),
-        );
+        try {
+          await withEventLogContext(
+            event,
+            () => call(handler, event.payload, new EventContext(scope, event)),
+            traceContextOf(event),
+          );
+        } catch (error) {
+          // The failing event is known: no need to bisect the batch to find it.
+          throw blame(event, error);
+        }
       }
     },
   };

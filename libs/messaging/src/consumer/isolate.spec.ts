@@ -105,3 +105,47 @@ describe('settle', () => {
     expect(ids(result.done)).toEqual(['1@1']);
   });
 });
+
+describe('settle with errors that name their event', () => {
+  it('fails the named event at once and runs the rest together: one extra transaction', async () => {
+    const events = [event(0, 1), event(0, 2), event(0, 3), event(1, 1)];
+    const culprits = new WeakMap<object, ConsumedEvent>();
+    const run = (list: readonly ConsumedEvent[]): Promise<RunOutcome> => {
+      transactions.push(list.map((e) => e.metadata.id));
+      const bad = list.find((e) => e.metadata.id === '0@2');
+      if (bad === undefined) return Promise.resolve({ ok: true });
+      const error = new Fatal('bad');
+      culprits.set(error, bad);
+      return Promise.resolve({ ok: false, error });
+    };
+    const transactions: string[][] = [];
+    const result = await settle(events, run, {
+      ...policy,
+      culpritOf: (error) => (error instanceof Error ? culprits.get(error) : undefined),
+    });
+    expect(transactions).toEqual([
+      ['0@1', '0@2', '0@3', '1@1'],
+      ['0@1', '0@3', '1@1'],
+    ]);
+    expect(ids(result.deadLetters.map((f) => f.event))).toEqual(['0@2']);
+    expect(ids(result.done)).toEqual(['0@1', '0@3', '1@1']);
+  });
+
+  it('keeps the events before a named retriable failure in its partition, and holds the ones after', async () => {
+    const events = [event(0, 1), event(0, 2), event(0, 3), event(1, 1)];
+    const culprits = new WeakMap<object, ConsumedEvent>();
+    const run = (list: readonly ConsumedEvent[]): Promise<RunOutcome> => {
+      const bad = list.find((e) => e.metadata.id === '0@2');
+      if (bad === undefined) return Promise.resolve({ ok: true });
+      const error = new Error('flaky');
+      culprits.set(error, bad);
+      return Promise.resolve({ ok: false, error });
+    };
+    const result = await settle(events, run, {
+      ...policy,
+      culpritOf: (error) => (error instanceof Error ? culprits.get(error) : undefined),
+    });
+    expect(ids(result.done)).toEqual(['0@1', '1@1']);
+    expect(result.blocked.get('t/0')?.event.metadata.id).toBe('0@2');
+  });
+});

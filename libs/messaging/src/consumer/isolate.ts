@@ -9,6 +9,8 @@ export interface IsolationPolicy {
   classify(error: unknown): ErrorClass;
   /** A failure that is no event's fault (database down, deadlock): nothing is isolated for it. */
   isTransient(error: unknown): boolean;
+  /** The event the error names as its cause, if any (see `blame`); otherwise the batch is bisected. */
+  culpritOf?(error: unknown): ConsumedEvent | undefined;
 }
 
 export interface Failure<Event> {
@@ -33,7 +35,8 @@ export interface Settlement<Event> {
 
 /**
  * Applies a batch in as few transactions as its failures allow. All events in one transaction
- * first. When that fails, the batch is bisected (halves in order, so a partition's events still
+ * first. When that fails and the error names its event (a single-event handler's failure always
+ * does), that event fails and the rest run again together. Otherwise the batch is bisected (halves in order, so a partition's events still
  * commit in offset order) until the failing events stand alone; every other event commits with
  * its half. A failing event is dead-lettered when its error is fatal or its attempts are spent;
  * otherwise its partition is blocked there: it and everything after it in that partition wait
@@ -48,7 +51,12 @@ export async function settle<Event extends ConsumedEvent>(
   const done: Event[] = [];
   const deadLetters: Failure<Event>[] = [];
   const blocked = new Map<string, Failure<Event>>();
-  const unblocked = (list: readonly Event[]) => list.filter((event) => !blocked.has(partitionOf(event.position)));
+  // A blocked partition's events from the blocked one on wait; those before it still run.
+  const unblocked = (list: readonly Event[]) =>
+    list.filter((event) => {
+      const failure = blocked.get(partitionOf(event.position));
+      return failure === undefined || BigInt(event.position.offset) < BigInt(failure.event.position.offset);
+    });
 
   const fail = (event: Event, error: unknown, counts: boolean): void => {
     const errorClass = policy.classify(error);
@@ -60,6 +68,12 @@ export async function settle<Event extends ConsumedEvent>(
 
   const isolate = async (failed: readonly Event[], error: unknown): Promise<void> => {
     if (failed.length === 1) return fail(failed[0]!, error, !policy.isTransient(error));
+    const culprit = policy.culpritOf?.(error);
+    const named = failed.find((event) => event === culprit);
+    if (named !== undefined) {
+      fail(named, error, true);
+      return attempt(failed.filter((event) => event !== named));
+    }
     const middle = Math.ceil(failed.length / 2);
     await attempt(failed.slice(0, middle));
     await attempt(failed.slice(middle));
