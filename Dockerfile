@@ -26,10 +26,12 @@ USER node
 # ---- build: all dependencies, Prisma clients, dist/ ------------------------------------
 FROM base AS build
 COPY --chown=node:node package.json package-lock.json ./
+COPY --chown=node:node patches ./patches
 # --ignore-scripts: no package needs its install script here (native tools ship as optional
 # platform packages); the Prisma schema engine is fetched explicitly in the migrator stage.
+# It skips our own postinstall too, so the patches/ (kafkajs idle loop) are applied explicitly.
 RUN --mount=type=cache,target=/home/node/.npm,uid=1000,gid=1000 \
-    npm ci --ignore-scripts
+    npm ci --ignore-scripts && npm run postinstall
 COPY --chown=node:node . .
 RUN npm run prisma:generate && npm run build
 
@@ -43,8 +45,10 @@ CMD ["bash", "infra/docker/init.sh"]
 # ---- prod-deps: production dependencies only ------------------------------------------
 FROM base AS prod-deps
 COPY --chown=node:node package.json package-lock.json ./
+COPY --chown=node:node patches ./patches
+# patch-package is a production dependency so that it is here to patch the runtime's kafkajs.
 RUN --mount=type=cache,target=/home/node/.npm,uid=1000,gid=1000 \
-    npm ci --omit=dev --ignore-scripts
+    npm ci --omit=dev --ignore-scripts && npm run postinstall
 
 # ---- runtime: what a service needs to run, nothing else --------------------------------
 FROM base AS runtime

@@ -55,4 +55,4 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 # Kafka's perf tools need the broker jars; fetch them now (once), not in the middle of the run.
 bash infra/bin/kafka.sh fetch >/dev/null 2>&1 || true
-node --disable-warning=TimeoutNegativeWarning dist/tools/bench/main.js "$@"
+node dist/tools/bench/main.js "$@"

@@ -44,7 +44,7 @@ ensure_postgres
 build_all
 INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up
 node scripts/db/setup.mjs
-node --disable-warning=TimeoutNegativeWarning dist/tools/provision-topics.js
+node dist/tools/provision-topics.js
 
 for name in "${SERVICES[@]}"; do
   # setsid: the services get Ctrl-C from this script's shutdown, in order, not from the terminal.

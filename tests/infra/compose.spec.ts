@@ -411,4 +411,17 @@ describe('Dockerfile', () => {
     expect(first?.image).toMatch(/^node:24[.-]/);
     expect(first?.image).toMatch(new RegExp(`^node:${nvmrc.replace(/\./g, '\\.')}-`));
   });
+
+  it('applies patches/ after every npm ci (--ignore-scripts skips the postinstall)', () => {
+    const stagesWithInstall = readRepoFile('Dockerfile')
+      .split(/^FROM /m)
+      .filter((stage) => stage.includes('npm ci'));
+    expect(stagesWithInstall).toHaveLength(2);
+    for (const stage of stagesWithInstall) {
+      const copyAt = stage.indexOf('COPY --chown=node:node patches ./patches');
+      expect(copyAt).toBeGreaterThan(-1);
+      expect(copyAt).toBeLessThan(stage.indexOf('npm ci'));
+      expect(stage).toMatch(/npm ci [^\n]*&& npm run postinstall/);
+    }
+  });
 });

@@ -21,7 +21,6 @@ export interface LoadStepOptions {
 /** One constant-rate run of the load generator (its own process, as a user would run it). */
 export async function runLoadStep(options: LoadStepOptions): Promise<LoadgenReport> {
   const args = [
-    '--disable-warning=TimeoutNegativeWarning',
     'dist/tools/loadgen/main.js',
     ...['--rate', String(options.rate), '--duration', String(options.seconds)],
     ...['--base-url', options.baseUrl, '--kafka-brokers', options.kafkaBrokers],
