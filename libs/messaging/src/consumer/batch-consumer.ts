@@ -8,6 +8,7 @@ import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/c
 import { messageOf } from '../errors/message-of';
 import { backoffDelay, type RetryOptions } from '../retry/backoff';
 import { contextFromHeaders } from '../tracing/messaging-spans';
+import { isSampled } from '../tracing/sampling';
 import { describeEvent, partitionOf, type PendingEvent } from './consumed-event';
 import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter, DeadLetterPublisher } from './dead-letter';
@@ -292,9 +293,3 @@ export class BatchConsumer {
 }
 
 const attemptKey = (event: PendingEvent): string => `${partitionOf(event.position)}@${event.position.offset}`;
-
-/** W3C traceparent `00-<trace>-<span>-<flags>`: bit 0 of the flags is "sampled". */
-export function isSampled(traceparent: string | undefined): boolean {
-  if (traceparent === undefined || traceparent.length < 55) return false;
-  return (Number.parseInt(traceparent.slice(53, 55), 16) & 1) === 1;
-}

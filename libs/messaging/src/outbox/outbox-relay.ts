@@ -18,6 +18,7 @@ import { backoffDelay, sleep } from '../retry/backoff';
 import { RelayFailure, attempt } from './relay-failure';
 import { createRelayProducer } from './relay-producer';
 import { WakeSignal } from './wake-signal';
+import { isSampled } from '../tracing/sampling';
 import {
   consoleLogger,
   type OutboxBacklog,
@@ -193,12 +194,14 @@ export class OutboxRelay {
   }
 
   /**
-   * One `send <topic>` span per row, continuing the trace stored with the row; the record carries
-   * the span's own context so the consumer's span becomes its child.
+   * One `send <topic>` span per row of a sampled trace, continuing the trace stored with the row;
+   * the record carries the span's own context so the consumer's span becomes its child. A row of
+   * a trace that is not sampled goes out with the trace context it was written with: no span.
    */
   private startSendSpans(rows: readonly OutboxRow[]): { traced: OutboxRow[]; spans: Span[] } {
     const spans: Span[] = [];
     const traced = rows.map((row) => {
+      if (!isSampled(traceparentOf(row))) return row;
       const span = startSendSpan(contextFromHeaders(row.headers), {
         topic: (this.options.topicPrefix ?? '') + row.topic,
         eventId: row.event_id,
@@ -303,3 +306,8 @@ export class OutboxRelay {
 
 /** After a failed read or send: 100 ms doubling, capped at 5 s. */
 const RELAY_BACKOFF = { attempts: Number.POSITIVE_INFINITY, initialBackoffMs: 100, maxBackoffMs: 5_000 };
+
+const traceparentOf = (row: OutboxRow): string | undefined => {
+  const value = row.headers?.['traceparent'];
+  return typeof value === 'string' ? value : undefined;
+};
