@@ -1,68 +1,75 @@
-import type { Prisma } from '../generated/prisma/client';
+import type { Sql } from '@pipeline/messaging';
 import { STOCK_COLUMNS, type StockRow } from '../stock/stock-level';
 import type { StockLine } from './reserve-stock.policy';
 
-/** Key of the transaction-level advisory lock every reserving transaction holds (see below). */
-export const RESERVE_STOCK_LOCK_KEY = 0x1e5e_7e;
-
-/**
- * Makes reserving transactions take turns. A transaction reserves a whole chunk of orders one by
- * one, so it locks SKU rows in per-order sorted runs, not in one global order: two chunks sharing
- * SKUs would deadlock (and roll back a whole chunk) instead of queueing. They serialise on the
- * hot SKU rows anyway; this lock makes them queue at the door, once per transaction.
+/*
+ * No advisory lock any more. It was there because a transaction reserved its orders one by one,
+ * locking SKU rows in per-order sorted runs: two transactions sharing SKUs could lock them in
+ * opposite orders and deadlock. Now a transaction locks every SKU of its batch in one statement,
+ * in one global order (code points), before anything else touches `stock`, and later statements
+ * write only rows it already holds. The other writers lock at most one row per transaction
+ * (`PUT /inventory`, `DELETE /inventory`; the start-up seed only inserts missing rows), and a
+ * second instance's batch locks in the same order: they queue on the hot rows instead of
+ * deadlocking, and batches on disjoint SKUs run in parallel.
+ * Reservation claims are inserted in order-id order, so two transactions claiming the same orders
+ * (a rebalance redelivery) also wait for each other in one order.
  */
-export async function takeReservationTurn(tx: Prisma.TransactionClient): Promise<void> {
-  await tx.$executeRawUnsafe('SELECT pg_advisory_xact_lock($1)', RESERVE_STOCK_LOCK_KEY);
+
+const LOCK_STOCK = `SELECT ${STOCK_COLUMNS} FROM stock
+  WHERE sku = ANY($1::text[]) ORDER BY sku COLLATE "C" FOR UPDATE`;
+
+const FIND_CLAIMED = `SELECT order_id::text AS order_id FROM reservations WHERE order_id = ANY($1::uuid[])`;
+
+// ON CONFLICT DO NOTHING: a claim made meanwhile by another transaction (it waits on the primary
+// key until that one commits) comes back missing from RETURNING.
+const INSERT_CLAIMS = `INSERT INTO reservations (order_id, items, status)
+  SELECT c.order_id, c.items::jsonb, c.status::reservation_status
+    FROM unnest($1::uuid[], $2::text[], $3::text[]) AS c(order_id, items, status)
+   ORDER BY c.order_id
+  ON CONFLICT (order_id) DO NOTHING
+  RETURNING order_id::text AS order_id`;
+
+const MOVE_STOCK = `UPDATE stock AS s
+    SET available = s.available - m.quantity, reserved = s.reserved + m.quantity, updated_at = now()
+   FROM unnest($1::text[], $2::int[]) AS m(sku, quantity)
+  WHERE s.sku = m.sku
+  RETURNING s.sku, s.available, s.reserved, s.updated_at`;
+
+/** A reservation row to insert: the order's merged lines as reserved, or as requested. */
+export interface Claim {
+  readonly orderId: string;
+  readonly lines: readonly StockLine[];
+  readonly status: 'RESERVED' | 'REJECTED';
 }
 
 /**
- * Locks the SKUs' rows until the transaction ends and returns them, in code-point SKU order, so
- * each reservation sees the other writers' (e.g. `PUT /inventory`) committed counts.
+ * Locks the SKUs' rows until the transaction ends and returns them, so the batch is planned
+ * against the other writers' (e.g. `PUT /inventory`) committed counts.
  */
-export function lockStock(tx: Prisma.TransactionClient, skus: readonly string[]): Promise<StockRow[]> {
-  return tx.$queryRawUnsafe<StockRow[]>(
-    `SELECT ${STOCK_COLUMNS} FROM stock WHERE sku = ANY($1::text[]) ORDER BY sku COLLATE "C" FOR UPDATE`,
-    skus,
-  );
+export function lockStock(sql: Sql, skus: readonly string[]): Promise<StockRow[]> {
+  return sql.query<StockRow>(LOCK_STOCK, [skus]);
+}
+
+/** The orders (of `orderIds`) that already have a reservation row, in lower-case UUID form. */
+export async function findClaimed(sql: Sql, orderIds: readonly string[]): Promise<Set<string>> {
+  const rows = await sql.query<{ order_id: string }>(FIND_CLAIMED, [orderIds]);
+  return new Set(rows.map((row) => row.order_id));
+}
+
+/** Inserts the claims (one reservation row per order); returns the order ids actually inserted. */
+export async function insertClaims(sql: Sql, claims: readonly Claim[]): Promise<Set<string>> {
+  const rows = await sql.query<{ order_id: string }>(INSERT_CLAIMS, [
+    claims.map((claim) => claim.orderId),
+    claims.map((claim) => JSON.stringify(claim.lines)),
+    claims.map((claim) => claim.status),
+  ]);
+  return new Set(rows.map((row) => row.order_id));
 }
 
 /**
- * Claims the order (one reservation row per order, whatever is redelivered) as RESERVED and moves
- * the lines' units from `available` to `reserved` (rows already locked), in one statement. Returns
- * the changed rows; none when the order was already claimed, which then changes nothing.
+ * Moves units from `available` to `reserved`, one line per SKU (an UPDATE ... FROM applies only
+ * one joined row per target row, so the lines must be summed per SKU). The rows must be locked.
  */
-export function claimAndReserve(
-  tx: Prisma.TransactionClient,
-  orderId: string,
-  lines: readonly StockLine[],
-): Promise<StockRow[]> {
-  return tx.$queryRawUnsafe<StockRow[]>(
-    `WITH claim AS (
-       INSERT INTO reservations (order_id, items, status)
-       VALUES ($1::uuid, $2::jsonb, 'RESERVED')
-       ON CONFLICT (order_id) DO NOTHING
-       RETURNING order_id)
-     UPDATE stock AS s
-        SET available = s.available - l.quantity, reserved = s.reserved + l.quantity, updated_at = now()
-       FROM unnest($3::text[], $4::int[]) AS l(sku, quantity)
-      WHERE s.sku = l.sku AND EXISTS (SELECT 1 FROM claim)
-  RETURNING s.sku, s.available, s.reserved, s.updated_at`,
-    orderId,
-    JSON.stringify(lines),
-    lines.map((line) => line.sku),
-    lines.map((line) => line.quantity),
-  );
-}
-
-/** Claims the order as REJECTED; false when it was already claimed. */
-export async function claimRejected(
-  tx: Prisma.TransactionClient,
-  orderId: string,
-  lines: readonly StockLine[],
-): Promise<boolean> {
-  const { count } = await tx.reservation.createMany({
-    data: { orderId, items: lines.map((line) => ({ ...line })), status: 'REJECTED' },
-    skipDuplicates: true,
-  });
-  return count > 0;
+export function moveStock(sql: Sql, moves: readonly StockLine[]): Promise<StockRow[]> {
+  return sql.query<StockRow>(MOVE_STOCK, [moves.map((move) => move.sku), moves.map((move) => move.quantity)]);
 }
