@@ -45,7 +45,7 @@ describe('fault: a handler slower than the session timeout', () => {
     const slowEnv = {
       SLOW_MS: String(SLOW_MS),
       SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
-      MAX_RECORDS_PER_TRANSACTION: '1',
+      MAX_EVENTS_PER_TRANSACTION: '1',
     };
     const slow = await startConsumerProcess(bed, slowEnv);
     processes.push(slow);

@@ -95,7 +95,10 @@ export class BatchConsumer {
   private async apply(payloads: readonly EachBatchPayload[]): Promise<void> {
     const keepAlive = new KeepAlive(payloads[0]!, this.deps.heartbeatIntervalMs);
     try {
-      await this.applyInChunks(payloads.map((payload) => this.triage(payload)));
+      await this.applyInChunks(
+        payloads.map((payload) => this.triage(payload)),
+        () => keepAlive.error === undefined,
+      );
     } finally {
       keepAlive.stop();
     }
@@ -141,9 +144,9 @@ export class BatchConsumer {
 
   /**
    * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
-   * and a stopping consumer or a revoked partition stops at the next chunk boundary.
+   * and a stopping consumer, a rebalance or a revoked partition stops at the next chunk boundary.
    */
-  private async applyInChunks(work: readonly PartitionWork[]): Promise<void> {
+  private async applyInChunks(work: readonly PartitionWork[], noRebalance: () => boolean): Promise<void> {
     const { maxEventsPerTransaction: size, retry } = this.deps;
     const policy = {
       attempts: retry.attempts,
@@ -159,7 +162,7 @@ export class BatchConsumer {
     const settled = new Set<PendingEvent>();
     const blocked = new Map<string, Failure<PendingEvent>>();
     for (let start = 0; start < events.length; start += size) {
-      if (!work[0]!.payload.isRunning()) break;
+      if (!work[0]!.payload.isRunning() || !noRebalance()) break;
       const chunk = events
         .slice(start, start + size)
         .filter((event) => !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale());

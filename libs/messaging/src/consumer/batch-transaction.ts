@@ -34,9 +34,11 @@ export interface BatchTransactionDeps {
   handlerOf(type: string): TransactionHandler;
 }
 
-// Inbox claim of a whole batch in one statement: the ids that come back are new.
+// Inbox claim of a whole batch in one statement: the ids that come back are new. In event id
+// order, so two members claiming overlapping batches (during a rebalance) wait, never deadlock.
 const CLAIM_INBOX = `INSERT INTO inbox (consumer, event_id, topic, partition, "offset")
-  SELECT $1, * FROM unnest($2::uuid[], $3::text[], $4::int[], $5::bigint[])
+  SELECT $1, e.* FROM unnest($2::uuid[], $3::text[], $4::int[], $5::bigint[]) AS e(id, topic, partition, "offset")
+  ORDER BY e.id
   ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`;
 
 /**
