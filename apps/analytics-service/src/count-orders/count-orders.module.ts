@@ -1,11 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CountOrderWhenOrderCancelled } from './count-order-when-order-cancelled.handler';
-import { CountOrderWhenOrderConfirmed } from './count-order-when-order-confirmed.handler';
-import { CountOrderWhenOrderPlaced } from './count-order-when-order-placed.handler';
-import { WindowCounter } from './window-counter';
+import { CountOrdersWhenOrderPlacedConfirmedOrCancelled } from './count-orders-when-order-placed-confirmed-or-cancelled.handler';
 
 @Module({
-  controllers: [CountOrderWhenOrderPlaced, CountOrderWhenOrderConfirmed, CountOrderWhenOrderCancelled],
-  providers: [WindowCounter],
+  controllers: [CountOrdersWhenOrderPlacedConfirmedOrCancelled],
 })
 export class CountOrdersModule {}

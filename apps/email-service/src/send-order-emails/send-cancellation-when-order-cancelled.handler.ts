@@ -2,7 +2,6 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderCancelledEvent, type OrderCancelledPayload } from '@pipeline/contracts';
 import { type EventContext } from '@pipeline/messaging';
-import type { Prisma } from '../generated/prisma/client';
 import { cancellationEmail } from './order-email.template';
 import { SendOnce } from './send-once';
 
@@ -12,10 +11,7 @@ export class SendCancellationWhenOrderCancelled {
   constructor(private readonly sendOnce: SendOnce) {}
 
   @EventPattern(OrderCancelledEvent.type)
-  async handle(
-    @Payload() order: OrderCancelledPayload,
-    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
-  ): Promise<void> {
+  async handle(@Payload() order: OrderCancelledPayload, @Ctx() ctx: EventContext): Promise<void> {
     await this.sendOnce.send(ctx, {
       kind: 'CANCELLATION',
       orderId: order.orderId,

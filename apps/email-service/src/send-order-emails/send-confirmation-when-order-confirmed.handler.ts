@@ -2,7 +2,6 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderConfirmedEvent, type OrderConfirmedPayload } from '@pipeline/contracts';
 import { type EventContext } from '@pipeline/messaging';
-import type { Prisma } from '../generated/prisma/client';
 import { confirmationEmail } from './order-email.template';
 import { SendOnce } from './send-once';
 
@@ -12,10 +11,7 @@ export class SendConfirmationWhenOrderConfirmed {
   constructor(private readonly sendOnce: SendOnce) {}
 
   @EventPattern(OrderConfirmedEvent.type)
-  async handle(
-    @Payload() order: OrderConfirmedPayload,
-    @Ctx() ctx: EventContext<Prisma.TransactionClient>,
-  ): Promise<void> {
+  async handle(@Payload() order: OrderConfirmedPayload, @Ctx() ctx: EventContext): Promise<void> {
     await this.sendOnce.send(ctx, {
       kind: 'CONFIRMATION',
       orderId: order.orderId,

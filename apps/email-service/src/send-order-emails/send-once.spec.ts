@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventContext } from '@pipeline/messaging';
-import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import type { EventContext, Sql } from '@pipeline/messaging';
+import type pg from 'pg';
 import type { MailSender, OutgoingEmail } from '../mail/mail-sender';
 import { SendOnce } from './send-once';
 
@@ -9,6 +9,7 @@ import { SendOnce } from './send-once';
 // (tests/faults/postgres-restart.spec.ts shows the same against a real Postgres restart.)
 
 const EVENT_ID = '0b9a4a52-3f43-4c0e-9d55-6b1c1c1a0001';
+const ORDER_ID = '0b9a4a52-3f43-4c0e-9d55-6b1c1c1a0002';
 const email: OutgoingEmail = {
   to: 'ada@example.com',
   subject: 'Your order is confirmed',
@@ -17,22 +18,33 @@ const email: OutgoingEmail = {
   messageId: `<${EVENT_ID}@order-pipeline.local>`,
 };
 
+interface SentRow {
+  readonly eventId: string;
+  readonly recipient: string;
+  readonly messageId: string;
+}
+
 function harness() {
-  const table = new Map<string, Prisma.SentEmailCreateManyInput>();
+  const table = new Map<string, SentRow>();
   const accepted: string[] = [];
   const failures = { smtp: 0, record: 0 };
-  const database = {
-    sentEmail: {
-      createMany: ({ data }: { data: Prisma.SentEmailCreateManyInput[] }) => {
-        if (failures.record > 0) {
-          failures.record--;
-          return Promise.reject(new Error('Server has closed the connection.'));
-        }
-        for (const row of data) if (!table.has(row.eventId)) table.set(row.eventId, row);
-        return Promise.resolve({ count: data.length });
-      },
+  /** Statements that went through the consumer transaction (`ctx.sql`) and the autocommitted pool. */
+  const statements = { inTransaction: [] as string[], autocommitted: [] as string[] };
+  // The pool answers only the record-the-send INSERT: anything else there is a bug.
+  const pool = {
+    query: (text: string, values: unknown[]) => {
+      statements.autocommitted.push(text);
+      if (!/INSERT INTO sent_emails/.test(text)) return Promise.reject(new Error(`unexpected: ${text}`));
+      if (failures.record > 0) {
+        failures.record--;
+        return Promise.reject(new Error('Server has closed the connection.'));
+      }
+      const [eventId, , , recipient, messageId] = values as string[];
+      const fresh = !table.has(eventId!);
+      if (fresh) table.set(eventId!, { eventId: eventId!, recipient: recipient!, messageId: messageId! });
+      return Promise.resolve({ rows: [], rowCount: fresh ? 1 : 0 });
     },
-  } as unknown as PrismaClient;
+  } as unknown as pg.Pool;
   const mail = {
     send: (outgoing: OutgoingEmail) => {
       if (failures.smtp > 0) {
@@ -43,27 +55,36 @@ function harness() {
       return Promise.resolve();
     },
   } as unknown as MailSender;
-  const ctx = {
-    metadata: { id: EVENT_ID },
-    tx: {
-      sentEmail: {
-        findUnique: ({ where }: { where: { eventId: string } }) =>
-          Promise.resolve(table.has(where.eventId) ? { sentAt: new Date() } : null),
-      },
+  // The transaction answers only the lookup: the send must never be recorded in it.
+  const sql: Sql = {
+    query: <Row>(text: string, values: readonly unknown[] = []) => {
+      statements.inTransaction.push(text);
+      if (!/^SELECT .* FROM sent_emails WHERE event_id = \$1/.test(text))
+        return Promise.reject(new Error(`unexpected: ${text}`));
+      return Promise.resolve((table.has(values[0] as string) ? [{ '?column?': 1 }] : []) as Row[]);
     },
-  } as unknown as EventContext<Prisma.TransactionClient>;
-  const sendOnce = new SendOnce(database, mail);
-  const deliver = () => sendOnce.send(ctx, { kind: 'CONFIRMATION', orderId: 'order-1', email });
-  return { table, accepted, failures, deliver };
+    execute: (text: string) => Promise.reject(new Error(`unexpected in the transaction: ${text}`)),
+  };
+  const ctx = { metadata: { id: EVENT_ID }, sql } as unknown as EventContext;
+  const sendOnce = new SendOnce(pool, mail);
+  const deliver = () => sendOnce.send(ctx, { kind: 'CONFIRMATION', orderId: ORDER_ID, email });
+  return { table, accepted, failures, statements, deliver };
 }
 
 describe('SendOnce', () => {
-  it('sends once and records it; a redelivery sends nothing', async () => {
-    const { table, accepted, deliver } = harness();
+  it('sends once and records it outside the transaction; a redelivery sends nothing', async () => {
+    const { table, accepted, statements, deliver } = harness();
     await deliver();
     await deliver();
     expect(accepted).toEqual([email.messageId]);
-    expect(table.get(EVENT_ID)).toMatchObject({ messageId: email.messageId, recipient: email.to });
+    expect(table.get(EVENT_ID)).toEqual({
+      eventId: EVENT_ID,
+      messageId: email.messageId,
+      recipient: email.to,
+    });
+    // One lookup per delivery in the transaction; the one send recorded once, autocommitted.
+    expect(statements.inTransaction).toHaveLength(2);
+    expect(statements.autocommitted).toHaveLength(1);
   });
 
   it('does not send again when the database failed after the SMTP server accepted the email', async () => {

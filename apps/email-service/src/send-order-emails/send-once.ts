@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { EventContext } from '@pipeline/messaging';
-import { DATABASE } from '@pipeline/service-kit';
-import type { EmailKind, Prisma, PrismaClient } from '../generated/prisma/client';
+import { sqlOver, type EventContext, type Sql } from '@pipeline/messaging';
+import { DATABASE_POOL } from '@pipeline/service-kit';
+import type pg from 'pg';
+import type { EmailKind } from '../generated/prisma/client';
 import { MailSender, type OutgoingEmail } from '../mail/mail-sender';
 
 export interface EmailToSend {
@@ -10,7 +11,21 @@ export interface EmailToSend {
   readonly email: OutgoingEmail;
 }
 
-type SentEmailRow = Prisma.SentEmailCreateManyInput;
+interface SentEmailRow {
+  readonly eventId: string;
+  readonly orderId: string;
+  readonly kind: EmailKind;
+  readonly recipient: string;
+  readonly messageId: string;
+}
+
+const FIND_SENT = 'SELECT 1 FROM sent_emails WHERE event_id = $1::uuid';
+
+// ON CONFLICT DO NOTHING: recording a send that is already recorded is not an error.
+const RECORD_SENT = `
+  INSERT INTO sent_emails (event_id, order_id, kind, recipient, message_id)
+  VALUES ($1::uuid, $2::uuid, $3::"EmailKind", $4, $5)
+  ON CONFLICT (event_id) DO NOTHING`;
 
 /**
  * Sends the email of one consumed event at most once, as far as a database can promise that
@@ -20,11 +35,11 @@ type SentEmailRow = Prisma.SentEmailCreateManyInput;
  * 2. This process already had the email accepted by the SMTP server, but could not record it
  *    (the database failed in step 4): do not send it again, go to step 4.
  * 3. Send. A failure throws (retriable or fatal) and nothing is recorded.
- * 4. Record the send at once, in its own autocommitted statement, NOT in `ctx.tx`. The consumer
- *    runs a whole chunk of records in one transaction and re-runs the chunk when any record of
- *    it fails (or the commit does); a row written in `ctx.tx` would be rolled back with it and
- *    every email of the chunk sent again. Committed on its own, the row survives that, and the
- *    redelivery finds it in step 1. A row without its inbox row is harmless for the same reason.
+ * 4. Record the send at once, in its own autocommitted statement on the service's pool, NOT in
+ *    `ctx.sql`. The consumer runs a whole batch of records in one transaction and re-runs it
+ *    (bisected) when any record of it fails (or the commit does); a row written in `ctx.sql` would
+ *    be rolled back with it and every email of the batch sent again. Committed on its own, the
+ *    row survives that, and the redelivery finds it in step 1. A row without its inbox row is harmless for the same reason.
  *    If this statement fails (Postgres restarting, a connection cut), the error fails the batch
  *    as any database outage does; the redelivery of the same event to this process meets step 2.
  *
@@ -40,18 +55,22 @@ export class SendOnce {
   /** Accepted by the SMTP server, not yet recorded: event id → the row to record. */
   private readonly acceptedNotRecorded = new Map<string, SentEmailRow>();
 
-  constructor(
-    @Inject(DATABASE) private readonly database: PrismaClient,
-    private readonly mail: MailSender,
-  ) {}
+  /** Autocommit: each statement on a pooled connection of its own, outside the consumer transaction. */
+  private readonly autocommit: Sql;
 
-  async send(
-    ctx: EventContext<Prisma.TransactionClient>,
-    { kind, orderId, email }: EmailToSend,
-  ): Promise<void> {
+  // One lookup per event: a lookup for the whole batch would save statements, but a
+  // single-event handler (one SMTP send each) never sees the batch, not without API changes.
+  constructor(
+    @Inject(DATABASE_POOL) pool: pg.Pool,
+    private readonly mail: MailSender,
+  ) {
+    this.autocommit = sqlOver(pool);
+  }
+
+  async send(ctx: EventContext, { kind, orderId, email }: EmailToSend): Promise<void> {
     const eventId = ctx.metadata.id;
-    const sent = await ctx.tx.sentEmail.findUnique({ where: { eventId }, select: { sentAt: true } });
-    if (sent) {
+    const sent = await ctx.sql.query(FIND_SENT, [eventId]);
+    if (sent.length > 0) {
       this.acceptedNotRecorded.delete(eventId);
       this.logger.log(`${kind} email for order ${orderId} (event ${eventId}) already sent: skipped`);
       return;
@@ -69,7 +88,13 @@ export class SendOnce {
     }
     // Nothing between the SMTP server's reply and this statement: that gap is the window in which
     // a crash sends the email twice (the log line waits until the row is written).
-    await this.database.sentEmail.createMany({ data: [row], skipDuplicates: true });
+    await this.autocommit.execute(RECORD_SENT, [
+      row.eventId,
+      row.orderId,
+      row.kind,
+      row.recipient,
+      row.messageId,
+    ]);
     this.acceptedNotRecorded.delete(eventId);
     // Never the body: it is the customer's data and can be large; the Message-ID finds it.
     this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);
