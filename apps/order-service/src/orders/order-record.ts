@@ -1,12 +1,24 @@
 import type { OrderItem as ContractItem } from '@pipeline/contracts';
-import type { Prisma } from '../generated/prisma/client';
+import type { OrderStatus } from '../generated/prisma/enums';
 
-/** The order row with its lines, in line order: what the order events carry. */
-export const withItems = {
-  items: { orderBy: { line: 'asc' } },
-} as const satisfies Prisma.OrderInclude;
+/** An order row as read with plain `pg`: numeric(12,2) as text (exact, always 2 places). */
+export interface OrderRow {
+  readonly id: string;
+  readonly status: OrderStatus;
+  readonly customer_id: string;
+  readonly customer_email: string;
+  readonly total: string;
+  readonly currency: string;
+  readonly created_at: Date;
+}
 
-export type OrderWithItems = Prisma.OrderGetPayload<{ include: typeof withItems }>;
+/** An order line as read with plain `pg`, unit price as numeric text. */
+export interface OrderItemRow {
+  readonly order_id: string;
+  readonly sku: string;
+  readonly quantity: number;
+  readonly unit_price: string;
+}
 
 /** The fields order.placed, order.confirmed and order.cancelled share. Money as 2-place strings. */
 export interface OrderFacts {
@@ -18,17 +30,14 @@ export interface OrderFacts {
   readonly currency: string;
 }
 
-export function orderFacts(order: OrderWithItems): OrderFacts {
+/** `items` are the order's lines in line order. */
+export function orderFacts(order: OrderRow, items: readonly OrderItemRow[]): OrderFacts {
   return {
     orderId: order.id,
-    customerId: order.customerId,
-    customerEmail: order.customerEmail,
-    items: order.items.map((item) => ({
-      sku: item.sku,
-      quantity: item.quantity,
-      unitPrice: item.unitPrice.toFixed(2),
-    })),
-    total: order.total.toFixed(2),
+    customerId: order.customer_id,
+    customerEmail: order.customer_email,
+    items: items.map((item) => ({ sku: item.sku, quantity: item.quantity, unitPrice: item.unit_price })),
+    total: order.total,
     currency: order.currency,
   };
 }

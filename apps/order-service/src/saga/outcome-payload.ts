@@ -4,7 +4,7 @@ import {
   type OrderCancelledPayload,
   type OrderConfirmedPayload,
 } from '@pipeline/contracts';
-import { orderFacts, type OrderWithItems } from '../orders/order-record';
+import type { OrderFacts } from '../orders/order-record';
 import type { Transition } from '../orders/order-state';
 
 /**
@@ -12,11 +12,10 @@ import type { Transition } from '../orders/order-state';
  * goes to the outbox: a ZodError here is a bug, fatal, and rolls the transition back.
  */
 export function outcomePayload(
-  order: OrderWithItems,
+  facts: OrderFacts,
   step: Transition,
   at: Date,
 ): OrderConfirmedPayload | OrderCancelledPayload {
-  const facts = orderFacts(order);
   if (step.emit === 'order.confirmed') {
     return OrderConfirmedPayloadSchema.parse({ ...facts, confirmedAt: at.toISOString() });
   }

@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { Topics } from '@pipeline/contracts';
+import { FatalError, type ConsumedEvent, type EventBatch, type PublishedEvent } from '@pipeline/messaging';
+import { PipelineMetrics } from '@pipeline/observability';
+import { orderFacts, type OrderItemRow, type OrderRow } from '../orders/order-record';
+import type { OrderOutcomeEvent, Transition } from '../orders/order-state';
+import { foldSagaEvents, isSagaEventType, type SagaInput } from './fold-saga-events';
+import { outcomePayload } from './outcome-payload';
+
+const logger = new Logger('OrderSaga');
+
+// Events of one order arrive on two topics (payments, inventory) whose partitions may be applied
+// by concurrent transactions: FOR UPDATE makes the second see the first's outcome. One
+// statement, rows locked in id order, so two batches never lock the same orders in different
+// orders and deadlock.
+const LOCK_ORDERS = `
+  SELECT id::text AS id, status::text AS status, customer_id, customer_email, total::text AS total,
+         currency, created_at
+    FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
+
+// The lines of the orders that reach an outcome: its payload carries them.
+const READ_ITEMS = `
+  SELECT order_id::text AS order_id, sku, quantity, unit_price::text AS unit_price
+    FROM order_items WHERE order_id = ANY($1::uuid[]) ORDER BY order_id, line`;
+
+const UPDATE_ORDERS = `
+  UPDATE orders AS o SET status = u.status::order_status, reason = u.reason, updated_at = $4
+    FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, status, reason)
+   WHERE o.id = u.id`;
+
+// ORDER BY ordinality: the bigserial ids, and so the timeline, follow the order things happened.
+const INSERT_TIMELINE = `
+  INSERT INTO order_timeline (order_id, type, event_id, at)
+  SELECT t.order_id, t.type, t.event_id, t.at
+    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[]) WITH ORDINALITY
+      AS t(order_id, type, event_id, at, n)
+   ORDER BY t.n`;
+
+/** A consumed saga event: every saga payload carries the order id. */
+export type SagaEvent = ConsumedEvent<{ readonly orderId: string }>;
+
+interface Input extends SagaInput {
+  readonly consumed: SagaEvent;
+}
+
+interface Outcome {
+  readonly input: Input;
+  readonly step: Transition;
+  readonly emit: OrderOutcomeEvent;
+  readonly order: OrderRow;
+  readonly eventId: string;
+}
+
+interface TimelineEntry {
+  readonly orderId: string;
+  readonly type: string;
+  readonly eventId: string;
+  /** ISO-8601: the event's time. */
+  readonly at: string;
+}
+
+/**
+ * Applies a batch of consumed saga events to their orders in the batch's transaction: lock the
+ * orders, fold the events in list order (foldSagaEvents), then for the orders that reach an
+ * outcome read their lines, update them and publish order.confirmed / order.cancelled; every
+ * event, consumed or published, goes to the timeline. At most four statements per call.
+ */
+export async function applySagaEvents(batch: EventBatch, events: readonly SagaEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const inputs = events.map(toInput);
+  const locked = await batch.sql.query<OrderRow>(LOCK_ORDERS, [[...new Set(inputs.map((i) => i.orderId))]]);
+  const orders = new Map(locked.map((order) => [order.id, order]));
+  const orderOf = (input: Input): OrderRow => {
+    const order = orders.get(input.orderId);
+    // Order events are published only after the order committed: an unknown id is a bad event.
+    if (order === undefined) {
+      throw new FatalError(
+        `order ${input.orderId} does not exist: cannot apply ${input.type} ${input.consumed.metadata.id}`,
+        { code: 'ORDER_NOT_FOUND' },
+      );
+    }
+    return order;
+  };
+  const steps = foldSagaEvents(inputs, (input) => orderOf(input).status);
+
+  const now = new Date();
+  const timeline: TimelineEntry[] = [];
+  const outcomes: Outcome[] = [];
+  for (const { event: input, step } of steps) {
+    const { id, time } = input.consumed.metadata;
+    timeline.push({ orderId: input.orderId, type: input.type, eventId: id, at: time });
+    if (step.emit === undefined) continue;
+    const outcome: Outcome = { input, step, emit: step.emit, order: orderOf(input), eventId: randomUUID() };
+    outcomes.push(outcome);
+    timeline.push({
+      orderId: input.orderId,
+      type: step.emit,
+      eventId: outcome.eventId,
+      at: now.toISOString(),
+    });
+  }
+
+  if (outcomes.length > 0) await settle(batch, outcomes, now);
+  await batch.sql.execute(INSERT_TIMELINE, [
+    timeline.map((entry) => entry.orderId),
+    timeline.map((entry) => entry.type),
+    timeline.map((entry) => entry.eventId),
+    timeline.map((entry) => entry.at),
+  ]);
+  if (outcomes.length > 0) batch.afterCommit(() => recordOutcomes(outcomes, now));
+}
+
+/** The orders that reached an outcome (one per order: a terminal state is never left). */
+async function settle(batch: EventBatch, outcomes: readonly Outcome[], now: Date): Promise<void> {
+  const rows = await batch.sql.query<OrderItemRow>(READ_ITEMS, [outcomes.map((o) => o.order.id)]);
+  const itemsOf = new Map<string, OrderItemRow[]>();
+  for (const row of rows) {
+    const items = itemsOf.get(row.order_id);
+    if (items === undefined) itemsOf.set(row.order_id, [row]);
+    else items.push(row);
+  }
+  // Payloads first: a contract violation (a bug) fails the batch before anything is written.
+  const published = outcomes.map(({ input, order, step, emit, eventId }) => {
+    const event: PublishedEvent = {
+      topic: Topics.orders,
+      key: order.id,
+      type: emit,
+      payload: outcomePayload(orderFacts(order, itemsOf.get(order.id) ?? []), step, now),
+      correlationId: order.id,
+      id: eventId,
+      time: now,
+    };
+    return { cause: input.consumed, event };
+  });
+  await batch.sql.execute(UPDATE_ORDERS, [
+    outcomes.map((o) => o.order.id),
+    outcomes.map((o) => o.step.next),
+    outcomes.map((o) => o.step.reason ?? null),
+    now,
+  ]);
+  for (const { cause, event } of published) batch.publish(cause, event);
+}
+
+function recordOutcomes(outcomes: readonly Outcome[], now: Date): void {
+  for (const { input, step, emit, order } of outcomes) {
+    logger.log(`order ${order.id} ${step.next}${step.reason ? ` (${step.reason})` : ''} after ${input.type}`);
+    const outcome = emit === 'order.confirmed' ? 'confirmed' : 'cancelled';
+    PipelineMetrics.ordersCompleted.inc({ outcome, reason: step.reason ?? 'none' });
+    PipelineMetrics.orderDuration.observe(
+      { outcome },
+      Math.max(0, (now.getTime() - order.created_at.getTime()) / 1000),
+    );
+  }
+}
+
+function toInput(consumed: SagaEvent): Input {
+  const { type } = consumed.metadata;
+  // The handler subscribes to the saga types only: anything else is a wiring bug.
+  if (!isSagaEventType(type))
+    throw new FatalError(`${type} is not a saga event`, { code: 'NOT_A_SAGA_EVENT' });
+  return { consumed, orderId: consumed.payload.orderId, type };
+}
