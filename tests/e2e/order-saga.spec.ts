@@ -212,6 +212,22 @@ describe('order-service saga: payments and inventory events drive the order', ()
     ]);
   });
 
+  it('a decision re-published under a new ce_id cancels once, whether or not both share a batch', async () => {
+    const orderId = await place();
+    await Promise.all([svc.send(declined(orderId)), svc.send(declined(orderId))]);
+    const order = await orderAfter(orderId, 4);
+    expect(order).toMatchObject({ status: 'CANCELLED', reason: 'payment_declined' });
+    expect(order.timeline.map((entry) => entry.type)).toEqual([
+      'order.placed',
+      'payment.declined',
+      'order.cancelled',
+      'payment.declined',
+    ]);
+    expect((await outcomes(orderId)).map((record) => header(record, EventHeaders.type))).toEqual([
+      'order.cancelled',
+    ]);
+  });
+
   it('an event for an unknown order is dead-lettered with a clear reason', async () => {
     const orderId = randomUUID();
     await svc.send(reserved(orderId));
