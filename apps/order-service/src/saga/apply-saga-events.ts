@@ -68,17 +68,16 @@ interface TimelineEntry {
  */
 export async function applySagaEvents(batch: EventBatch, events: readonly SagaEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const inputs = events.map(toInput);
+  const inputs = events.map((event) => toInput(batch, event));
   const locked = await batch.sql.query<OrderRow>(LOCK_ORDERS, [[...new Set(inputs.map((i) => i.orderId))]]);
   const orders = new Map(locked.map((order) => [order.id, order]));
   const orderOf = (input: Input): OrderRow => {
     const order = orders.get(input.orderId);
     // Order events are published only after the order committed: an unknown id is a bad event.
+    // Blamed on it: that event alone is dead-lettered and the rest of the batch runs again.
     if (order === undefined) {
-      throw new FatalError(
-        `order ${input.orderId} does not exist: cannot apply ${input.type} ${input.consumed.metadata.id}`,
-        { code: 'ORDER_NOT_FOUND' },
-      );
+      const message = `order ${input.orderId} does not exist: cannot apply ${input.type} ${input.consumed.metadata.id}`;
+      throw batch.blame(input.consumed, new FatalError(message, { code: 'ORDER_NOT_FOUND' }));
     }
     return order;
   };
@@ -154,10 +153,11 @@ function recordOutcomes(outcomes: readonly Outcome[], now: Date): void {
   }
 }
 
-function toInput(consumed: SagaEvent): Input {
+function toInput(batch: EventBatch, consumed: SagaEvent): Input {
   const { type } = consumed.metadata;
   // The handler subscribes to the saga types only: anything else is a wiring bug.
-  if (!isSagaEventType(type))
-    throw new FatalError(`${type} is not a saga event`, { code: 'NOT_A_SAGA_EVENT' });
+  if (!isSagaEventType(type)) {
+    throw batch.blame(consumed, new FatalError(`${type} is not a saga event`, { code: 'NOT_A_SAGA_EVENT' }));
+  }
   return { consumed, orderId: consumed.payload.orderId, type };
 }
