@@ -24,6 +24,15 @@ export function EventBatchPattern(types: string | readonly string[]): MethodDeco
   };
 }
 
+/**
+ * What identifies a handler to the planner: the method of a batch handler (Nest registers one
+ * proxy per pattern, but a method for several types is one handler), or the event type.
+ */
+export function handlerIdOf(type: string, handler: MessageHandler): string {
+  const batchId = (handler.extras as Record<string, unknown> | undefined)?.[BATCH_HANDLER];
+  return typeof batchId === 'string' ? batchId : type;
+}
+
 /** Runs a Nest handler inside Nest's processing hooks and waits for its result. */
 export type HookedCall = (handler: MessageHandler, data: unknown, ctx: EventBatch | EventContext) => Promise<void>;
 

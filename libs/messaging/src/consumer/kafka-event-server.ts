@@ -6,7 +6,7 @@ import { runBatchTransaction, type TransactionHandler } from './batch-transactio
 import { ConsumerLagReader } from './consumer-lag';
 import { emptyCounters, type ConsumerCounters, type ConsumerState, type ConsumerStatus } from './consumer-stats';
 import { DeadLetterPublisher } from './dead-letter';
-import { settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
+import { handlerIdOf, settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
@@ -174,13 +174,15 @@ export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerSta
     return handler?.isEventHandler ? handler : null;
   }
 
+  /** One TransactionHandler per handler method: the types of a multi-type method share it. */
   private handlerOf(type: string): TransactionHandler {
-    let handler = this.handlers.get(type);
+    const nest = this.nestHandlerFor(type);
+    if (nest === null) throw new Error(`no @EventPattern handler for "${type}"`);
+    const id = handlerIdOf(type, nest);
+    let handler = this.handlers.get(id);
     if (handler === undefined) {
-      const nest = this.nestHandlerFor(type);
-      if (nest === null) throw new Error(`no @EventPattern handler for "${type}"`);
       handler = transactionHandlerOf(type, nest, this.call);
-      this.handlers.set(type, handler);
+      this.handlers.set(id, handler);
     }
     return handler;
   }
