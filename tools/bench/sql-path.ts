@@ -91,6 +91,7 @@ async function main(): Promise<number> {
   await withAdmin((admin) => admin.query(`CREATE DATABASE ${database}`));
   const pools: pg.Pool[] = [];
   let prisma: DatabaseClient | undefined;
+  let report = '';
   const machineBefore = machineCpu();
   const loadBefore = loadavg();
   try {
@@ -127,20 +128,21 @@ async function main(): Promise<number> {
     const machineAfter = machineCpu();
     const busy =
       (machineAfter.busy - machineBefore.busy) / Math.max(1e-9, machineAfter.total - machineBefore.total);
-    process.stdout.write(`${render(rows)}\n\n`);
-    process.stdout.write(
+    report =
+      `${render(rows)}\n\n` +
       `${eventsPerRun} events per run, ${WORKERS} connections, ${WARMUP_HOPS} warm-up hops; ` +
-        `machine busy ${(busy * 100).toFixed(0)} % of all cores during the runs (this process and PostgreSQL included); ` +
-        `load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadavg()
-          .map((v) => v.toFixed(2))
-          .join(' ')}\n`,
-    );
-    return 0;
+      `machine busy ${(busy * 100).toFixed(0)} % of all cores during the runs (this process and PostgreSQL included); ` +
+      `load average before ${loadBefore.map((v) => v.toFixed(2)).join(' ')}, after ${loadavg()
+        .map((v) => v.toFixed(2))
+        .join(' ')}\n`;
   } finally {
     await prisma?.$disconnect();
     await Promise.all(pools.filter((pool) => !pool.ended).map((pool) => pool.end()));
     await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`));
   }
+  // After the drop: a reader that goes away early (| head) must not leave the database behind.
+  process.stdout.write(report);
+  return 0;
 }
 
 runMain('sql-path', main);
