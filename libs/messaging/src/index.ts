@@ -26,3 +26,4 @@ export * from './health/consumer.health';
 export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
 export { queryBacklog } from './outbox/outbox-table';
+export * from './consumer/inbox-retention';

@@ -62,6 +62,11 @@ export const PipelineMetrics = {
     labelNames: ['topic', 'partition', 'group'] as const,
     registers,
   }),
+  inboxPruned: new Counter({
+    name: 'pipeline_inbox_pruned_total',
+    help: 'Inbox rows deleted because they outlived the retention of the topics they guard.',
+    registers,
+  }),
   consumerRestarts: new Counter({
     name: 'pipeline_consumer_restarts_total',
     help: 'Times the consumer was restarted after the Kafka client gave up on it.',

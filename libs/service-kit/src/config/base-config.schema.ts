@@ -61,6 +61,22 @@ export const baseConfigSchema = (defaults: { port: number }) =>
      * `1` exists to demonstrate that dependency (tests/faults); keep `all`.
      */
     OUTBOX_ACKS: z.enum(['all', '1']).default('all'),
+    /**
+     * How long an inbox row guards against a redelivery of its event: the retention of the topics
+     * consumed (7 days, Kafka's default `retention.ms`). At least a minute, so a value meant in
+     * seconds or days cannot empty the inbox under the consumers' feet.
+     */
+    INBOX_RETENTION_MS: z.coerce
+      .number()
+      .int()
+      .min(60_000)
+      .default(7 * 24 * 60 * 60 * 1000),
+    /** From the end of one inbox prune pass to the next. */
+    INBOX_PRUNE_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .min(1_000)
+      .default(10 * 60 * 1000),
     CONSUMER_RETRY_ATTEMPTS: positiveInt(3),
     CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(200),
     CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(5000),

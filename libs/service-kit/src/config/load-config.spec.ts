@@ -35,6 +35,14 @@ describe('loadConfig', () => {
     expect(error.problems.some((problem) => problem.startsWith('PORT '))).toBe(true);
   });
 
+  it('defaults the inbox retention to 7 days and refuses one shorter than a minute', () => {
+    const config = loadConfig(schema, valid);
+    expect(config.INBOX_RETENTION_MS).toBe(604_800_000);
+    expect(config.INBOX_PRUNE_INTERVAL_MS).toBe(600_000);
+    const error = captureError(() => loadConfig(schema, { ...valid, INBOX_RETENTION_MS: '7' }));
+    expect(error.problems).toEqual([expect.stringMatching(/^INBOX_RETENTION_MS .*60000/)]);
+  });
+
   it('treats an empty value as missing', () => {
     const error = captureError(() => loadConfig(schema, { ...valid, DATABASE_URL: '' }));
     expect(error.problems).toEqual(['DATABASE_URL is required']);
