@@ -52,7 +52,11 @@ RUN --mount=type=cache,target=/home/node/.npm,uid=1000,gid=1000 \
 
 # ---- runtime: what a service needs to run, nothing else --------------------------------
 FROM base AS runtime
-ENV NODE_ENV=production
+# The memory levers of scripts/lib/service-runtime.env (keep equal; a test checks): heap caps that
+# keep each service under 200 MiB RSS, and two malloc arenas instead of eight per core.
+ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-old-space-size=160 --max-semi-space-size=8" \
+    MALLOC_ARENA_MAX=2
 COPY --chown=node:node package.json ./
 COPY --from=prod-deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist

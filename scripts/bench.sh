@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# npm run bench [-- --quick]: builds, starts what infrastructure is missing (Kafka, the mail sink),
-# runs the benchmark (tools/bench) against a fresh copy of the pipeline, and stops what it started.
-# KAFKA_BROKERS (127.0.0.1:9092) and SMTP_URL (smtp://127.0.0.1:1025) say where they are; a
-# missing one is started on that port. BENCH_REUSE_INFRA=1: start nothing, whatever answers.
+# npm run bench [-- --quick]: builds, starts what infrastructure is missing (Kafka, Zipkin), runs
+# the benchmark (tools/bench) against a fresh copy of the pipeline, and stops what it started.
+# KAFKA_BROKERS (127.0.0.1:9092) says where Kafka is; a missing one is started on that port. The
+# bench runs its own counting mail sink; BENCH_MAIL_SINK=external sends to SMTP_URL
+# (smtp://127.0.0.1:1025) instead, starting maildev there if nothing answers.
+# BENCH_REUSE_INFRA=1: start nothing, whatever answers.
 LOG_PREFIX=bench
 source "$(dirname "$0")/lib/common.sh"
 
@@ -40,12 +42,14 @@ if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${broker%:*}" "${broker##*:}"; 
 else
   missing+=(kafka)
 fi
-if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${smtp%:*}" "${smtp##*:}"; then
+if [ "${BENCH_MAIL_SINK:-counting}" != external ]; then
+  log "mail goes to the bench's counting SMTP sink (BENCH_MAIL_SINK=external: to $smtp)"
+elif [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || answers "${smtp%:*}" "${smtp##*:}"; then
   log "using the SMTP server that answers at $smtp"
 else
   missing+=(maildev)
 fi
-if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || [ "${BENCH_TRACE_RATIO:-0.1}" = 0 ] || answers 127.0.0.1 "${ZIPKIN_PORT:-9411}"; then
+if [ "${BENCH_REUSE_INFRA:-0}" = 1 ] || [ "${BENCH_TRACE_RATIO:-0.01}" = 0 ] || answers 127.0.0.1 "${ZIPKIN_PORT:-9411}"; then
   log "traces go to the Zipkin at 127.0.0.1:${ZIPKIN_PORT:-9411} (or nowhere with BENCH_TRACE_RATIO=0)"
 else
   missing+=(zipkin)

@@ -48,7 +48,8 @@ node dist/tools/provision-topics.js
 
 for name in "${SERVICES[@]}"; do
   # setsid: the services get Ctrl-C from this script's shutdown, in order, not from the terminal.
-  env $(service_env "$name") setsid node "dist/apps/$name-service/src/main.js" >"$RUN_DIR/$name.log" 2>&1 &
+  mapfile -t service_vars < <(service_env "$name")
+  env "${service_vars[@]}" setsid node "dist/apps/$name-service/src/main.js" >"$RUN_DIR/$name.log" 2>&1 &
   PIDS[$name]=$!
 done
 

@@ -63,6 +63,16 @@ export function stepResult(step: {
     verdict: step.verdict,
     ...(cpu ? { cpu, ordersInCpuWindow: step.ordersInWindow } : {}),
     ...(perOrder ? { perOrder } : {}),
+    // Reports of a loadgen from before it measured itself have no `generator`.
+    ...(report.generator
+      ? {
+          generator: {
+            cpuMsPerOrder: report.generator.cpu.msPerOrder,
+            coreShare: report.generator.cpu.coreShare,
+            sendDelayP99Ms: report.generator.sendDelay.p99,
+          },
+        }
+      : {}),
     report: step.reportFile,
   };
 }
@@ -96,6 +106,8 @@ export function benchResults(run: {
   readonly startedAt: Date;
   readonly quick: boolean;
   readonly tracing: string;
+  readonly mailSink: string;
+  readonly emails: BenchResults['emails'];
   readonly machine: MachineDescription;
   readonly steps: readonly StepResult[];
   readonly sustainableRate: number;
@@ -113,6 +125,8 @@ export function benchResults(run: {
     finishedAt: new Date().toISOString(),
     mode: run.quick ? 'quick' : 'full',
     tracing: run.tracing,
+    mailSink: run.mailSink,
+    ...(run.emails ? { emails: run.emails } : {}),
     machine: run.machine,
     steps: run.steps,
     sustainableRate: run.sustainableRate,

@@ -1,10 +1,13 @@
 import { parseArgs } from 'node:util';
+import { rateSteps } from './rate-steps';
 
 export interface BenchConfig {
   readonly quick: boolean;
   readonly warmup: { readonly rate: number; readonly seconds: number };
   /** Offered rates tried in order until one is not sustainable. */
   readonly steps: readonly number[];
+  /** After the first unsustainable step, try once between it and the last sustainable one. */
+  readonly refine: boolean;
   readonly stepSeconds: number;
   readonly drainSeconds: number;
   readonly halfRateSeconds: number;
@@ -20,14 +23,17 @@ export interface BenchConfig {
 export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--skip kafka,pgbench,pipeline] [--no-write]
 
   --quick            about 2 minutes: short steps, fewer records (default: the full run, under 10 minutes)
-  --steps <list>     offered orders/s to try, in order, until one is not sustainable
+  --steps <list>     offered orders/s to try, in order, until one is not sustainable (default
+                     10,25,50,100,200,400,700,1000,1400; --quick 25,100,400,1000,1400); a full run
+                     then tries once between the last sustainable step and the first that was not
   --step-seconds <s> seconds of load per step
   --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench
   --no-write         do not rewrite BENCHMARKS.md (the report folder is written anyway)
 
 Environment: BENCH_REUSE_INFRA=1 uses an already running Kafka at KAFKA_BROKERS (default
-127.0.0.1:9092) instead of starting one; BENCH_PORT_BASE (3100), BENCH_DB_PREFIX (bench_);
-PG* for PostgreSQL.`;
+127.0.0.1:9092) instead of starting one; BENCH_PORT_BASE (3100; the services take 5 ports from
+it, the counting mail sink the sixth), BENCH_DB_PREFIX (bench_); BENCH_TRACE_RATIO (0.01);
+BENCH_MAIL_SINK (counting, or external: the SMTP server at SMTP_URL); PG* for PostgreSQL.`;
 
 const list = (text: string): number[] =>
   text.split(',').map((part) => {
@@ -57,11 +63,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
   return {
     quick,
     warmup: quick ? { rate: 20, seconds: 8 } : { rate: 25, seconds: 20 },
-    steps: values.steps
-      ? list(values.steps)
-      : quick
-        ? [10, 25, 50, 100, 200, 400, 800, 1200]
-        : [10, 25, 50, 100, 200, 400, 600, 800, 1000, 1200, 1500],
+    steps: values.steps ? list(values.steps) : rateSteps(quick),
+    refine: !quick,
     stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 10 : 25,
     drainSeconds: quick ? 15 : 30,
     halfRateSeconds: quick ? 15 : 60,

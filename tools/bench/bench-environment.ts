@@ -6,6 +6,8 @@ export const repoRoot = resolve(__dirname, '../../..');
 /** Where the stack under test runs and what its services are told, from the bench's environment. */
 export function stackOptions(runId: string, logDir: string): StackOptions {
   const prefix = `bench-${runId}.`;
+  const portBase = Number(process.env.BENCH_PORT_BASE ?? 3100);
+  const mailSink = mailSinkKind();
   return {
     repoRoot,
     pg: {
@@ -14,11 +16,15 @@ export function stackOptions(runId: string, logDir: string): StackOptions {
       user: process.env.PGUSER ?? 'postgres',
     },
     dbPrefix: process.env.BENCH_DB_PREFIX ?? 'bench_',
-    portBase: Number(process.env.BENCH_PORT_BASE ?? 3100),
+    portBase,
     kafkaBrokers: process.env.KAFKA_BROKERS ?? '127.0.0.1:9092',
     topicPrefix: prefix,
     groupPrefix: prefix,
-    smtpUrl: process.env.SMTP_URL ?? 'smtp://127.0.0.1:1025',
+    mailSink,
+    smtpUrl:
+      mailSink === 'counting'
+        ? `smtp://127.0.0.1:${portBase + 5}`
+        : (process.env.SMTP_URL ?? 'smtp://127.0.0.1:1025'),
     logDir,
     ...(process.env.BENCH_CPU_PROFILE === '1' ? { cpuProfileDir: `${logDir}/../profiles` } : {}),
     env: { LOG_LEVEL: process.env.LOG_LEVEL ?? 'log', ...tracingEnv() },
@@ -26,8 +32,25 @@ export function stackOptions(runId: string, logDir: string): StackOptions {
 }
 
 /**
+ * `counting` (default): the bench's own SMTP sink, which counts and discards (maildev costs more
+ * CPU per email than the email service and keeps every message); `external`: SMTP_URL.
+ */
+function mailSinkKind(): StackOptions['mailSink'] {
+  const kind = process.env.BENCH_MAIL_SINK ?? 'counting';
+  if (kind !== 'counting' && kind !== 'external')
+    throw new Error(`BENCH_MAIL_SINK must be counting or external, got "${kind}"`);
+  return kind;
+}
+
+/** The mail sink the email service sent to, as BENCHMARKS.md states it. */
+export const describeMailSink = (options: StackOptions): string =>
+  options.mailSink === 'counting'
+    ? `the bench's counting SMTP sink (smtp-server: accepts, counts and discards every message) on ${options.smtpUrl}`
+    : `the SMTP server at ${options.smtpUrl} (BENCH_MAIL_SINK=external)`;
+
+/**
  * Tracing as production would run it: on, sampled at a realistic ratio (`BENCH_TRACE_RATIO`,
- * default 0.1, parent-based), exported to the local Zipkin. `BENCH_TRACE_RATIO=0` turns it off.
+ * default 0.01 at these rates, parent-based), exported to the local Zipkin. 0 turns it off.
  */
 function tracingEnv(): Record<string, string> {
   const ratio = traceRatio();
@@ -42,7 +65,7 @@ function tracingEnv(): Record<string, string> {
 }
 
 function traceRatio(): number {
-  const ratio = Number(process.env.BENCH_TRACE_RATIO ?? '0.1');
+  const ratio = Number(process.env.BENCH_TRACE_RATIO ?? '0.01');
   if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
     throw new Error('BENCH_TRACE_RATIO must be between 0 and 1');
   return ratio;
@@ -53,5 +76,5 @@ export function describeTracing(): string {
   const ratio = traceRatio();
   return ratio === 0
     ? 'off (BENCH_TRACE_RATIO=0)'
-    : `on, OpenTelemetry sampling ${ratio * 100} % of orders (parent-based trace-id ratio), exported to Zipkin`;
+    : `on, OpenTelemetry sampling ${Number((ratio * 100).toPrecision(3))} % of orders (parent-based trace-id ratio, BENCH_TRACE_RATIO=${ratio}), exported to Zipkin`;
 }

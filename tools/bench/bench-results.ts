@@ -1,5 +1,6 @@
 import type { PercentileSummary } from '../loadgen/latency-stats';
 import type { MachineDescription } from './machine';
+import type { SinkCounts } from './mail-sink/counting-smtp-sink';
 import type { ConsumerPerf, PgbenchResult, ProducerPerf } from './perf-output';
 import type { CpuUsage } from './proc-stats';
 import type { DatabaseCounters } from './stack-under-test';
@@ -24,6 +25,12 @@ export interface StepResult {
   readonly ordersInCpuWindow?: number;
   /** Per database: commits and row changes per placed order during the step. */
   readonly perOrder?: Readonly<Record<string, DatabaseCounters>>;
+  /** The load generator's own cost and lateness: was it, not the pipeline, the limit? */
+  readonly generator?: {
+    readonly cpuMsPerOrder: number;
+    readonly coreShare: number;
+    readonly sendDelayP99Ms: number;
+  };
   readonly report: string;
 }
 
@@ -32,6 +39,10 @@ export interface BenchResults {
   readonly finishedAt: string;
   readonly mode: 'quick' | 'full';
   readonly tracing: string;
+  /** Where the email service's mail went. */
+  readonly mailSink: string;
+  /** What the counting sink accepted over the whole run, when the bench ran it. */
+  readonly emails?: SinkCounts;
   readonly machine: MachineDescription;
   readonly steps: readonly StepResult[];
   readonly sustainableRate: number;

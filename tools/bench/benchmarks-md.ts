@@ -80,6 +80,23 @@ function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | 
   ];
 }
 
+/** Where the emails went and, from the counting sink, how many arrived (one per completed order). */
+function mailLine(results: BenchResults): string {
+  const placed = results.steps.reduce((sum, s) => sum + s.placed, 0);
+  const e = results.emails;
+  return `Mail: ${results.mailSink}${e ? `; it accepted ${e.messages} emails for ${placed} orders placed over the run` : ''}.`;
+}
+
+/** The load generator's figures at the highest step it ran: it must not be what limited the run. */
+function generatorLine(results: BenchResults): string {
+  const top = results.steps
+    .filter((s) => s.generator !== undefined)
+    .reduce<StepResult | undefined>((a, b) => (a === undefined || b.offered > a.offered ? b : a), undefined);
+  if (!top?.generator) return '';
+  const g = top.generator;
+  return `Load generator at ${top.offered} orders/s offered: ${g.cpuMsPerOrder.toFixed(2)} CPU ms per order, ${pct(g.coreShare)} of one core, send delay p99 ${f1(g.sendDelayP99Ms)} ms (scheduled time to hand-over to its HTTP client).`;
+}
+
 export function renderSection(results: BenchResults, reportDir: string): string {
   const m = results.machine;
   const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
@@ -93,6 +110,9 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     `## Results of the last run (${results.mode}, ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC)`,
     '',
     `Machine: ${m.cores} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os} (kernel ${m.kernel}); Node ${m.node}, Kafka ${m.kafka} (one KRaft node), PostgreSQL ${m.postgres}. Load average at start: ${m.loadAverageAtStart.join(', ')}. Tracing: ${results.tracing}.`,
+    '',
+    mailLine(results),
+    generatorLine(results),
     '',
     `**Highest sustainable rate: ${results.sustainableRate} orders/s** (lost 0, duplicated 0, e2e p99 ≤ 1 s, lag flat).`,
     half

@@ -7,7 +7,7 @@ import { createKafka } from '@pipeline/messaging';
 import { logLevel, type Admin } from 'kafkajs';
 import { benchResults, recordsPerOrder } from './assemble-results';
 import { BENCH_USAGE, parseBenchArgs, type BenchConfig } from './bench-args';
-import { describeTracing, repoRoot, stackOptions } from './bench-environment';
+import { describeMailSink, describeTracing, repoRoot, stackOptions } from './bench-environment';
 import { say, secondsSinceStart } from './bench-log';
 import type { BenchResults } from './bench-results';
 import { writeBenchmarks } from './benchmarks-md';
@@ -132,6 +132,8 @@ async function main(argv: string[]): Promise<number> {
     startedAt,
     quick: config.quick,
     tracing: describeTracing(),
+    mailSink: describeMailSink(options),
+    emails: measured.emails,
     machine,
     steps: measured.steps,
     sustainableRate: outcome.sustainable,

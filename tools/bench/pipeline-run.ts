@@ -7,6 +7,9 @@ import { repoRoot } from './bench-environment';
 import { say } from './bench-log';
 import type { StepResult } from './bench-results';
 import { runLoadStep } from './load-step';
+import type { SinkCounts } from './mail-sink/counting-smtp-sink';
+import { SinkProcess } from './mail-sink/sink-process';
+import { refineStep } from './rate-steps';
 import { CpuMeter, pidListeningOn, rssMiB, RssWatcher, type CpuSnapshot, type CpuUsage } from './proc-stats';
 import {
   databaseCounters,
@@ -26,6 +29,8 @@ export interface PipelineMeasurements {
   readonly maxRssMiB: Record<string, number>;
   readonly rssAtReadyMiB: Record<string, number>;
   idle?: CpuUsage;
+  /** What the counting mail sink received over the whole run (all steps). */
+  emails?: SinkCounts;
 }
 
 export interface PipelineOutcome {
@@ -148,7 +153,12 @@ export async function runPipeline(
   );
   const kafkaPort = Number(options.kafkaBrokers.split(',')[0]?.split(':')[1] ?? 9092);
   const kafkaPid = pidListeningOn(kafkaPort);
-  const rss = new RssWatcher(() => ({ ...stack.pids(), ...(kafkaPid ? { kafka: kafkaPid } : {}) }));
+  let sink: SinkProcess | undefined;
+  const rss = new RssWatcher(() => ({
+    ...stack.pids(),
+    ...(kafkaPid ? { kafka: kafkaPid } : {}),
+    ...(sink?.pid ? { 'smtp sink': sink.pid } : {}),
+  }));
   let loadgenPid: number | undefined;
   // Only the backends serving the bench databases: the server may be shared with other work.
   let backends: number[] = [];
@@ -170,9 +180,18 @@ export async function runPipeline(
     { name: 'kafka', pids: () => (kafkaPid ? [kafkaPid] : []) },
     { name: 'postgres (bench backends)', pids: () => backends },
     { name: 'loadgen', pids: () => (loadgenPid ? [loadgenPid] : []) },
+    ...(options.mailSink === 'counting'
+      ? [{ name: 'smtp sink', pids: () => (sink?.pid ? [sink.pid] : []) }]
+      : []),
   ]);
   let placed = 0;
   try {
+    if (options.mailSink === 'counting')
+      sink = await SinkProcess.start(
+        repoRoot,
+        Number(new URL(options.smtpUrl).port),
+        `${options.logDir}/smtp-sink.log`,
+      );
     await stack.start();
     await refreshBackends();
     for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
@@ -203,11 +222,18 @@ export async function runPipeline(
 
     await step('warm-up', config.warmup.rate, config.warmup.seconds);
     let sustainable = 0;
+    let failed: number | undefined;
     for (const rate of config.steps) {
       const result = await step('step', rate, config.stepSeconds);
-      if (!result.verdict.sustainable) break;
+      if (!result.verdict.sustainable) {
+        failed = rate;
+        break;
+      }
       sustainable = rate;
     }
+    const between = config.refine && failed !== undefined ? refineStep(sustainable, failed) : undefined;
+    if (between !== undefined && (await step('step', between, config.stepSeconds)).verdict.sustainable)
+      sustainable = between;
     const halfRate = Math.max(1, Math.round((sustainable || config.steps[0]!) / 2));
     const half = await step('half rate', halfRate, config.halfRateSeconds);
     return { sustainable, half, placed };
@@ -217,6 +243,9 @@ export async function runPipeline(
     Object.assign(results.maxRssMiB, rss.maxMiB);
     say('stopping the services');
     await stack.stop();
+    // After the services stopped: every email they sent has been accepted by now.
+    results.emails = await sink?.counts().catch(() => undefined);
+    await sink?.stop();
   }
 }
 

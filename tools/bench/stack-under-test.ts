@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { Client } from 'pg';
+import { serviceRuntimeEnv } from './service-runtime';
 
 export const Services = ['order', 'payment', 'inventory', 'email', 'analytics'] as const;
 export type Service = (typeof Services)[number];
@@ -14,6 +15,8 @@ export interface StackOptions {
   readonly kafkaBrokers: string;
   readonly topicPrefix: string;
   readonly groupPrefix: string;
+  /** `counting`: the bench's own sink at smtpUrl (started by the bench); `external`: already running. */
+  readonly mailSink: 'counting' | 'external';
   readonly smtpUrl: string;
   readonly logDir: string;
   /** Where to write each service's V8 CPU profile (node --cpu-prof), when set. */
@@ -103,6 +106,7 @@ export class RunningStack {
 
   async start(services: readonly Service[] = Services): Promise<void> {
     const o = this.options;
+    const runtime = serviceRuntimeEnv(o.repoRoot);
     for (const service of services) {
       const log = createWriteStream(`${o.logDir}/${service}-service.log`);
       const profile = o.cpuProfileDir
@@ -113,6 +117,7 @@ export class RunningStack {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: {
           ...process.env,
+          ...runtime,
           ...o.env,
           PORT: String(servicePort(o, service)),
           DATABASE_URL: databaseUrl(o, databaseName(o, service)),

@@ -19,6 +19,8 @@ export type ArrivalModel =
 export interface LoadgenConfig {
   readonly model: ArrivalModel;
   readonly maxInFlight: number;
+  /** Keep-alive connections to order-service at most (opened as the load needs them). */
+  readonly connections: number;
   readonly baseUrl: string;
   readonly mix: OutcomeMix;
   readonly customers: number;
@@ -41,6 +43,7 @@ export const OPTIONS = {
   closed: { type: 'string' },
   duration: { type: 'string' },
   'max-in-flight': { type: 'string' },
+  connections: { type: 'string' },
   'base-url': { type: 'string' },
   mix: { type: 'string' },
   customers: { type: 'string' },
@@ -150,6 +153,7 @@ export function parseConfig(argv: string[], now: Date = new Date()): LoadgenConf
   return {
     model: arrivalModel(values),
     maxInFlight: integer('max-in-flight', values['max-in-flight'], 1000, 1),
+    connections: integer('connections', values.connections, 256, 1),
     baseUrl: (values['base-url'] ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''),
     mix: parseMix(values.mix ?? 'confirmed=90,declined=5,out-of-stock=5'),
     customers: integer('customers', values.customers, 1000, 1),

@@ -8,6 +8,7 @@ const summary = { count: 1, p50: 10, p90: 20, p99: 30, p999: 40, max: 50, mean: 
 const config: LoadgenConfig = {
   model: { kind: 'open', rate: 10, durationSeconds: 5 },
   maxInFlight: 100,
+  connections: 8,
   baseUrl: 'http://127.0.0.1:3000',
   mix: { confirmed: 1, declined: 0, 'out-of-stock': 0 },
   customers: 10,
@@ -52,6 +53,10 @@ const report: LoadgenReport = {
   lag: {
     maxByGroup: { 'order-service': 3 },
     samples: [0, 5].map((t) => ({ t, lag: { 'order-service': 3, 'payment-service': null } })),
+  },
+  generator: {
+    cpu: { wallSeconds: 5, userMs: 150, systemMs: 50, msPerOrder: 4, coreShare: 0.04 },
+    sendDelay: { ...summary, p99: 0.7 },
   },
 };
 
@@ -101,6 +106,11 @@ describe('renderHtmlReport', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org|127\.0\.0\.1)/);
     expect(html).toContain('LOST 0');
+  });
+
+  it("states the generator's own CPU and send delay", () => {
+    expect(html).toContain('4.000 CPU ms per order, 4.0 % of a core over 5.0 s of load');
+    expect(html).toMatch(/loadgen send delay: p50 10\.0 {2}p90 20\.0 {2}p99 0\.7/);
   });
 
   it('plots throughput, two latency charts and lag with a point per second / sample', () => {

@@ -33,4 +33,12 @@ describe('LatencyHistogram', () => {
     });
     expect(new LatencyHistogram().percentile(99)).toBe(0);
   });
+
+  it('gives the same p50, p99 and max in its headline as in its summary', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 5000; i++) h.record(((i * 7919) % 3001) / 3);
+    const { p50, p99, max } = h.summary();
+    expect(h.headline()).toEqual({ p50, p99, max });
+    expect(new LatencyHistogram().headline()).toEqual({ p50: 0, p99: 0, max: 0 });
+  });
 });

@@ -30,13 +30,24 @@ export class LatencyHistogram {
     return summarise(this.histogram);
   }
 
+  /** p50, p99 and max only: each percentile walks the histogram, and the timeline needs no more. */
+  headline(): Pick<PercentileSummary, 'p50' | 'p99' | 'max'> {
+    const h = this.histogram;
+    if (h.totalCount === 0) return { p50: 0, p99: 0, max: 0 };
+    const at = (percentile: number): number =>
+      micros(Math.min(h.getValueAtPercentile(percentile), h.maxValue));
+    return { p50: at(50), p99: at(99), max: micros(h.maxValue) };
+  }
+
   reset(): void {
     this.histogram.reset();
   }
 }
 
+const micros = (value: number): number => Math.round(value) / 1000;
+
 export function summarise(histogram: Histogram): PercentileSummary {
-  const ms = (micros: number): number => Math.round(micros) / 1000;
+  const ms = micros;
   if (histogram.totalCount === 0) return { count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0 };
   // A percentile is reported as its bucket's upper bound, which can exceed the exact max.
   const at = (percentile: number): number =>

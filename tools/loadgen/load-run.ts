@@ -1,7 +1,8 @@
 import type { LoadgenConfig } from './args';
 import { LatencyHistogram } from './latency-stats';
 import { pickOutcome, planOrder, seededRandom, type PlannedOrder } from './order-mix';
-import { postOrder } from './order-client';
+import { cpuBetween, readCpu, type LoadgenCpu } from './cpu-account';
+import { OrderClient } from './order-client';
 import { OutcomeTracker, type TerminalType } from './outcome-tracker';
 import { constantRate, runClosedModel, runOpenModel, steppedRate, type Clock, type Slot } from './scheduler';
 import { Timeline } from './timeline';
@@ -9,6 +10,8 @@ import { Timeline } from './timeline';
 /** Everything measured while the load runs; the Kafka side feeds it through `terminal`. */
 export class LoadRun {
   readonly http = new LatencyHistogram();
+  /** From each request's scheduled time to its hand-over to the HTTP client: the generator's own lateness. */
+  readonly sendDelay = new LatencyHistogram();
   readonly e2e = new LatencyHistogram();
   readonly e2eByType: Record<TerminalType, LatencyHistogram> = {
     'order.confirmed': new LatencyHistogram(),
@@ -20,6 +23,7 @@ export class LoadRun {
   readonly start: number;
   inFlight = 0;
   private readonly random: () => number;
+  private readonly client: OrderClient;
 
   constructor(
     private readonly config: LoadgenConfig,
@@ -28,6 +32,7 @@ export class LoadRun {
     this.start = clock.now();
     this.runId = `lg${Math.floor(this.start).toString(36)}`;
     this.random = seededRandom(config.seed);
+    this.client = new OrderClient(config.baseUrl, { connections: config.connections, timeoutMs: 30_000 });
     this.timeline = new Timeline(this.start, () => clock.now());
     this.tracker = new OutcomeTracker((ms, type) => {
       this.e2e.record(ms);
@@ -45,7 +50,18 @@ export class LoadRun {
     this.tracker.terminal(orderId, type, this.clock.now());
   }
 
-  async run(): Promise<void> {
+  /** Runs the load; returns the generator's own CPU over it. */
+  async run(): Promise<LoadgenCpu> {
+    const from = readCpu();
+    await this.generate();
+    return cpuBetween(from, readCpu(), this.tracker.totals().offered);
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+
+  private async generate(): Promise<void> {
     const { model } = this.config;
     const send = (slot: Slot): Promise<void> => this.send(slot);
     if (model.kind === 'closed') {
@@ -92,7 +108,8 @@ export class LoadRun {
     this.tracker.offer();
     this.timeline.offered(slot.scheduledAt);
     this.inFlight++;
-    const result = await postOrder(this.config.baseUrl, order.body);
+    this.sendDelay.record(this.clock.now() - slot.scheduledAt);
+    const result = await this.client.post(order.body);
     this.inFlight--;
     const httpMs = this.clock.now() - slot.scheduledAt;
     if (result.ok) {

@@ -1,4 +1,5 @@
 import type { LoadgenConfig } from './args';
+import { formatCpu, type LoadgenCpu } from './cpu-account';
 import type { LagSample } from './lag-monitor';
 import type { PercentileSummary } from './latency-stats';
 import type { OutcomeTotals } from './outcome-tracker';
@@ -30,6 +31,11 @@ export interface LoadgenReport {
     readonly samples: readonly LagSample[];
   };
   readonly emails?: EmailCheck;
+  /** What the load generator itself cost and how late it sent: is it the limit? */
+  readonly generator: {
+    readonly cpu: LoadgenCpu;
+    readonly sendDelay: PercentileSummary;
+  };
 }
 
 const ms = (s: PercentileSummary): string =>
@@ -52,6 +58,8 @@ export function renderSummary(report: LoadgenReport): string[] {
         .map(([g, n]) => `${g} ${n}`)
         .join(', ') || 'not read'
     }`,
+    `  loadgen itself:     ${formatCpu(report.generator.cpu)}`,
+    `  loadgen send delay: ${ms(report.generator.sendDelay)}`,
   ];
   if (report.emails) {
     const e = report.emails;

@@ -1,11 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { EventHeaders, Topics } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
-import type { Consumer, Kafka } from 'kafkajs';
+import type { Consumer, IHeaders, Kafka } from 'kafkajs';
 import type { TerminalType } from './outcome-tracker';
 
-const isTerminal = (type: string | undefined): type is TerminalType =>
-  type === 'order.confirmed' || type === 'order.cancelled';
+const Confirmed = Buffer.from('order.confirmed');
+const Cancelled = Buffer.from('order.cancelled');
+
+/**
+ * The terminal type of a record, compared as bytes: most records on `orders` are not terminal,
+ * and decoding every type header to a string was a visible share of the generator's CPU.
+ */
+export function terminalType(headers: IHeaders | undefined): TerminalType | undefined {
+  const raw = headers?.[EventHeaders.type];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  if (value === undefined) return undefined;
+  if (typeof value === 'string')
+    return value === 'order.confirmed' || value === 'order.cancelled' ? value : undefined;
+  if (value.equals(Confirmed)) return 'order.confirmed';
+  return value.equals(Cancelled) ? 'order.cancelled' : undefined;
+}
 
 /**
  * Watches `orders` for terminal events from its current end (a fresh group, `fromBeginning: false`).
@@ -45,10 +58,12 @@ export class TerminalWatcher {
     await this.consumer.connect();
     await this.consumer.subscribe({ topic: this.topic, fromBeginning: false });
     await this.consumer.run({
+      // A fresh group per run that never resumes: committing offsets would only cost requests.
+      autoCommit: false,
       eachBatch: async ({ batch }) => {
         for (const message of batch.messages) {
-          const type = headerValue(message.headers, EventHeaders.type);
-          if (!isTerminal(type) || message.key === null) continue;
+          const type = terminalType(message.headers);
+          if (type === undefined || message.key === null) continue;
           this.onTerminal(message.key.toString(), type);
         }
         await Promise.resolve();

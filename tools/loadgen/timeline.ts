@@ -20,10 +20,7 @@ interface Bucket {
   readonly e2e: LatencyHistogram;
 }
 
-const point = (h: LatencyHistogram): SecondPoint['http'] => {
-  const s = h.summary();
-  return { p50: s.p50, p99: s.p99, max: s.max };
-};
+const point = (h: LatencyHistogram): SecondPoint['http'] => h.headline();
 
 /** Per-second counters and interval histograms, keyed by seconds since `start`. */
 export class Timeline {

@@ -7,6 +7,8 @@ Arrival model (one of; default --rate 50):
   --duration <s>           seconds of load (default 60; not with --steps)
   --max-in-flight <n>      open model: a request due while n are outstanding is dropped and
                            counted, never delayed (default 1000)
+  --connections <n>        keep-alive HTTP connections at most, opened as the load needs them;
+                           requests beyond them wait in the client, timed (default 256)
 
 Orders:
   --base-url <url>         order-service (default http://127.0.0.1:3000)
@@ -28,6 +30,9 @@ Measurement:
   --out <file.json>        default reports/loadgen-<timestamp>.json; the HTML report goes beside it
   -h, --help               print this help
 
+The report states the generator's own CPU (ms per order, share of a core) and send delay (from a
+request's scheduled time to its hand-over to the HTTP client): a p99 send delay above a few ms or
+a share near 100 % means the generator, not the pipeline, was the limit.
 End-to-end latency runs from each POST's scheduled send time to the arrival of its order.confirmed
 or order.cancelled on the orders topic. "lost": placed, but no terminal event after the drain;
 "duplicated": more than one terminal event.

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { parseBenchArgs, type BenchConfig } from './bench-args';
+import { FullRamp, QuickRamp } from './rate-steps';
+
+const parse = (argv: string[]): BenchConfig => {
+  const config = parseBenchArgs(argv);
+  if (config === 'help') throw new Error('unexpected help');
+  return config;
+};
+
+describe('parseBenchArgs', () => {
+  it('steps through the full ramp and refines between the last two steps by default', () => {
+    const config = parse([]);
+    expect(config.steps).toEqual(FullRamp);
+    expect(config.refine).toBe(true);
+  });
+
+  it('takes the shorter ramp with --quick, without refining', () => {
+    const config = parse(['--quick']);
+    expect(config.steps).toEqual(QuickRamp);
+    expect(config.refine).toBe(false);
+    expect(config.stepSeconds).toBeLessThan(parse([]).stepSeconds);
+  });
+
+  it('takes the steps given', () => {
+    expect(parse(['--steps', '5,50,500']).steps).toEqual([5, 50, 500]);
+    expect(() => parse(['--steps', '5,x'])).toThrow(/not a positive number/);
+  });
+});

@@ -1,0 +1,23 @@
+/**
+ * The offered rates a bench run tries, in order, until one is not sustainable. Roughly doubling at
+ * first, then finer near and past 1,000 orders/s, the rate the pipeline is meant to reach on a
+ * 2-core machine; the low steps still give a slow pipeline a rate it sustains.
+ */
+export const FullRamp = [10, 25, 50, 100, 200, 400, 700, 1000, 1400] as const;
+/** --quick: fewer steps over the same range (the step time is shorter too). */
+export const QuickRamp = [25, 100, 400, 1000, 1400] as const;
+
+export const rateSteps = (quick: boolean): readonly number[] => (quick ? QuickRamp : FullRamp);
+
+/**
+ * One step between the last sustainable rate and the first that was not, when they are far apart
+ * (more than 25 %): a ramp of 700 then 1,000 otherwise reports 700 for a pipeline that holds 950.
+ * Undefined when nothing was sustainable or the gap is already narrow.
+ */
+export function refineStep(sustainable: number, failed: number): number | undefined {
+  if (sustainable <= 0 || failed <= sustainable * 1.25) return undefined;
+  const middle = (sustainable + failed) / 2;
+  // A round figure: to the nearest 10 orders/s (5 below 100).
+  const unit = middle < 100 ? 5 : 10;
+  return Math.round(middle / unit) * unit;
+}
