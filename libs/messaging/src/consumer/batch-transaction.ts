@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { ROOT_CONTEXT, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
@@ -104,12 +105,13 @@ async function transact(
     for (const event of events) (fresh.delete(event.metadata.id) ? processed : duplicates).push(event);
     const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
     for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
-      const { topic } = call.events[0]!.position;
-      const stopTimer = PipelineMetrics.handlerDuration.startTimer({ topic, type: call.events[0]!.metadata.type });
+      const startedAt = performance.now();
       try {
         await call.handler.invoke(call.events, scope, traceContextOf);
       } finally {
-        stopTimer();
+        // One observation per call and type it handled (a multi-type handler counts for each).
+        const seconds = (performance.now() - startedAt) / 1000;
+        for (const [labels] of countByTopicAndType(call.events)) PipelineMetrics.handlerDuration.observe(labels, seconds);
       }
     }
     await insertOutboxRows(sql, scope.outbox);

@@ -7,11 +7,13 @@ import {
   KAFKA_ADMIN,
   KAFKA_CLIENT,
   KAFKA_EVENT_SERVER,
+  InboxPruner,
   KafkaEventServer,
   KafkaModule,
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
   PIPELINE_CONTRACTS,
+  sqlOver,
   withTopicPrefix,
   type OutboxRelayServiceOptions,
 } from '@pipeline/messaging';
@@ -112,6 +114,24 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               },
               logger: new Logger('Consumer'),
             }),
+        },
+        {
+          provide: InboxPruner,
+          inject: [DATABASE_POOL],
+          useFactory: (pool: pg.Pool) => {
+            const pruner = new InboxPruner({
+              sql: sqlOver(pool),
+              retentionMs: config.INBOX_RETENTION_MS,
+              intervalMs: config.INBOX_PRUNE_INTERVAL_MS,
+              logger: new Logger('InboxPruner'),
+            });
+            // Nest calls these hooks on a factory's result too; beforeApplicationShutdown runs
+            // before DatabaseModule ends the pool, so the pass in flight finishes first.
+            return Object.assign(pruner, {
+              onApplicationBootstrap: () => pruner.start(),
+              beforeApplicationShutdown: () => pruner.stop(),
+            });
+          },
         },
         ConsumerHealthIndicator,
         OutboxHealthIndicator,
