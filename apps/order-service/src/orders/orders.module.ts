@@ -1,13 +1,18 @@
 import { Module } from '@nestjs/common';
+import type pg from 'pg';
+import { DATABASE_POOL, SERVICE_CONFIG } from '@pipeline/service-kit';
 import { CancelOrderWhenPaymentDeclined } from '../cancel-order/cancel-order-when-payment-declined.handler';
 import { CancelOrderWhenStockRejected } from '../cancel-order/cancel-order-when-stock-rejected.handler';
 import { ConfirmOrderWhenStockReserved } from '../confirm-order/confirm-order-when-stock-reserved.handler';
 import { GetOrderController } from '../get-order/get-order.controller';
 import { ListOrdersController } from '../list-orders/list-orders.controller';
 import { PlaceOrderController } from '../place-order/place-order.controller';
-import { PlaceOrderService } from '../place-order/place-order.service';
+import { OrderGroupCommit } from '../place-order/order-group-commit';
+import { writeOrderGroup } from '../place-order/order-group-writer';
+import { ORDER_GROUP_COMMIT, PlaceOrderService } from '../place-order/place-order.service';
 import { RecordTimelineWhenPaymentAuthorized } from '../record-timeline/record-timeline-when-payment-authorized.handler';
 import { RecordTimelineWhenPaymentRefunded } from '../record-timeline/record-timeline-when-payment-refunded.handler';
+import type { OrderConfig } from '../config';
 
 /** The order use cases: HTTP (place, get, list) and the saga's event handlers. */
 @Module({
@@ -21,6 +26,17 @@ import { RecordTimelineWhenPaymentRefunded } from '../record-timeline/record-tim
     RecordTimelineWhenPaymentAuthorized,
     RecordTimelineWhenPaymentRefunded,
   ],
-  providers: [PlaceOrderService],
+  providers: [
+    PlaceOrderService,
+    {
+      provide: ORDER_GROUP_COMMIT,
+      inject: [DATABASE_POOL, SERVICE_CONFIG],
+      useFactory: (pool: pg.Pool, config: OrderConfig) =>
+        new OrderGroupCommit((orders) => writeOrderGroup(pool, orders), {
+          windowMs: config.ORDER_GROUP_COMMIT_WINDOW_MS,
+          maxOrders: config.ORDER_GROUP_COMMIT_MAX_ORDERS,
+        }),
+    },
+  ],
 })
 export class OrdersModule {}
