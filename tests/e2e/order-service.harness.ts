@@ -37,10 +37,15 @@ export class OrderServiceUnderTest {
     private readonly cleanUp: () => Promise<void>,
   ) {}
 
-  static async start(label: string): Promise<OrderServiceUnderTest> {
+  /** `env` adds to or overrides the service's environment, e.g. `{ ORDER_GROUP_COMMIT_WINDOW_MS: '50' }`. */
+  static async start(label: string, env: Record<string, string> = {}): Promise<OrderServiceUnderTest> {
     const prefix = `${uniqueName(label)}.`;
     const kafka = testKafka();
-    const started = await startService('order', { prefix, label, env: { KAFKA_TOPIC_PARTITIONS: '2' } });
+    const started = await startService('order', {
+      prefix,
+      label,
+      env: { KAFKA_TOPIC_PARTITIONS: '2', ...env },
+    });
     const producer = kafka.producer({ allowAutoTopicCreation: false });
     await producer.connect();
     const cleanUp = async () => {

@@ -16,16 +16,7 @@ const DLT_CLI = resolve(REPO_ROOT, 'dist/tools/dlt.js');
 async function dltReplay(deadLetterTopic: string, ...args: string[]): Promise<string> {
   const { stdout } = await run(
     process.execPath,
-    [
-      '--disable-warning=TimeoutNegativeWarning',
-      DLT_CLI,
-      'replay',
-      '--service',
-      'order',
-      '--topic',
-      deadLetterTopic,
-      ...args,
-    ],
+    [DLT_CLI, 'replay', '--service', 'order', '--topic', deadLetterTopic, ...args],
     { cwd: REPO_ROOT, env: { ...process.env, KAFKA_BROKERS: KAFKA_BROKERS.join(',') } },
   );
   return stdout;

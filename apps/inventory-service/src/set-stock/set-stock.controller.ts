@@ -1,5 +1,5 @@
 import { Body, Controller, HttpStatus, Param, Put, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { ZodValidationPipe } from '@pipeline/service-kit';
 import type { StockLevel } from '../stock/stock-level';
 import { SetStockRequestSchema, type SetStockRequest } from './set-stock.request';
@@ -14,7 +14,7 @@ export class SetStockController {
   async set(
     @Param('sku') sku: string,
     @Body(new ZodValidationPipe(SetStockRequestSchema, 'body')) body: SetStockRequest,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<StockLevel> {
     const { level, created } = await this.service.set(sku, body.available);
     response.status(created ? HttpStatus.CREATED : HttpStatus.OK);

@@ -9,10 +9,10 @@ import {
   Post,
   Res,
 } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ZodValidationPipe } from '@pipeline/service-kit';
-import type { OrderStatus } from '../generated/prisma/client';
+import type { OrderStatus } from '../generated/prisma/enums';
 import {
   IdempotencyHeaderSchema,
   PlaceOrderRequestSchema,
@@ -25,7 +25,7 @@ import { PlaceOrderService } from './place-order.service';
  * (Node would join the values with ", " into one plausible key) and the schema refuses it.
  */
 const IdempotencyHeader = createParamDecorator((_data: unknown, context: ExecutionContext) => {
-  const values = context.switchToHttp().getRequest<Request>().headersDistinct['idempotency-key'];
+  const values = context.switchToHttp().getRequest<FastifyRequest>().raw.headersDistinct['idempotency-key'];
   if (values === undefined) return {};
   return { 'Idempotency-Key': values.length === 1 ? values[0] : values };
 });
@@ -46,7 +46,7 @@ export class PlaceOrderController {
     @Body(new ZodValidationPipe(PlaceOrderRequestSchema, 'body')) body: PlaceOrderRequest,
     @IdempotencyHeader(new ZodValidationPipe(IdempotencyHeaderSchema, 'header'))
     headers: z.output<typeof IdempotencyHeaderSchema>,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<PlaceOrderResponse> {
     const key = headers['Idempotency-Key'];
     const result = await this.service.place(body, key);

@@ -1,32 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DATABASE } from '@pipeline/service-kit';
-import type { OrderDatabase } from '../orders/order-database';
-import { createOrder } from './create-order';
-import { claimIdempotencyKey, type EarlierRequest } from './idempotency-key';
+import { OrderGroupCommit } from './order-group-commit';
+import { pendingOrder, type PlaceOrderResult } from './pending-order';
 import type { PlaceOrderRequest } from './place-order.request';
-import { requestHash } from './request-hash';
 
-export type PlaceOrderResult = { readonly kind: 'placed'; readonly orderId: string } | EarlierRequest;
+export const ORDER_GROUP_COMMIT = Symbol('ORDER_GROUP_COMMIT');
 
 @Injectable()
 export class PlaceOrderService {
-  constructor(@Inject(DATABASE) private readonly db: OrderDatabase) {}
+  constructor(@Inject(ORDER_GROUP_COMMIT) private readonly groups: OrderGroupCommit) {}
 
-  /** One transaction: the idempotency key, the order and its order.placed event commit together. */
+  /** The idempotency key, the order and its order.placed event commit together, in a group. */
   place(request: PlaceOrderRequest, idempotencyKey?: string): Promise<PlaceOrderResult> {
-    const orderId = randomUUID();
-    return this.db.$transaction(
-      async (tx): Promise<PlaceOrderResult> => {
-        if (idempotencyKey !== undefined) {
-          const earlier = await claimIdempotencyKey(tx, idempotencyKey, requestHash(request), orderId);
-          if (earlier) return earlier;
-        }
-        await createOrder(tx, orderId, request);
-        return { kind: 'placed', orderId };
-      },
-      // Same-key requests queue behind the first one's transaction: give them time.
-      { maxWait: 10_000, timeout: 15_000 },
-    );
+    return this.groups.place(pendingOrder(request, idempotencyKey));
   }
 }

@@ -23,10 +23,7 @@ export class EventErrorFilter extends BaseExceptionFilter {
     if (host.getType() === 'http' && isUnavailable(exception)) {
       // Not the client's fault and not a bug: 503 with Retry-After, so clients back off and retry
       // (with the same Idempotency-Key, nothing is done twice).
-      host
-        .switchToHttp()
-        .getResponse<{ setHeader(name: string, value: string): void }>()
-        .setHeader('Retry-After', '1');
+      setHeader(host.switchToHttp().getResponse<HttpResponse>(), 'Retry-After', '1');
       return super.catch(
         new ServiceUnavailableException('the database is unavailable or overloaded; retry shortly'),
         host,
@@ -36,6 +33,15 @@ export class EventErrorFilter extends BaseExceptionFilter {
     if (isHandlerContext(host.switchToRpc().getContext())) return throwError(() => exception);
     return this.rpcFallback.catch(exception, host);
   }
+}
+
+/** A Fastify reply (`header`) or a Node/Express response (`setHeader`). */
+type HttpResponse =
+  { header(name: string, value: string): unknown } | { setHeader(name: string, value: string): unknown };
+
+function setHeader(response: HttpResponse, name: string, value: string): void {
+  if ('header' in response) response.header(name, value);
+  else response.setHeader(name, value);
 }
 
 /** The error object Nest's default filter substitutes; its original is gone. */

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { RetriableError } from '../errors/pipeline-error';
 import type { SqlClient } from './sql-client';
 
 /**
@@ -32,12 +33,26 @@ export function sqlOverPrisma(client: SqlClient): Sql {
   };
 }
 
+export interface InTransactionOptions {
+  /**
+   * Gives up when the pool has no connection for us within this time, with a RetriableError of
+   * SQLSTATE 08001 (sqlclient_unable_to_establish_sqlconnection), which `isUnavailable` reads as
+   * the database being unavailable: an HTTP request gets 503 with Retry-After. Without it the
+   * caller waits in the pool's queue as long as it takes.
+   */
+  readonly connectTimeoutMs?: number;
+}
+
 /**
  * Runs `work` in one transaction on a connection of `pool`: COMMIT when it resolves, ROLLBACK
  * when it throws (the error is rethrown). A connection whose ROLLBACK failed is discarded.
  */
-export async function inTransaction<R>(pool: pg.Pool, work: (sql: Sql) => Promise<R>): Promise<R> {
-  const client = await pool.connect();
+export async function inTransaction<R>(
+  pool: pg.Pool,
+  work: (sql: Sql) => Promise<R>,
+  options: InTransactionOptions = {},
+): Promise<R> {
+  const client = await connect(pool, options.connectTimeoutMs);
   let broken: Error | undefined;
   try {
     await client.query('BEGIN');
@@ -51,5 +66,26 @@ export async function inTransaction<R>(pool: pg.Pool, work: (sql: Sql) => Promis
     throw error;
   } finally {
     client.release(broken);
+  }
+}
+
+async function connect(pool: pg.Pool, timeoutMs: number | undefined): Promise<pg.PoolClient> {
+  if (timeoutMs === undefined) return pool.connect();
+  const pending = pool.connect();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // The connection may still come: back to the pool with it, unused.
+      pending.then(
+        (client) => client.release(),
+        () => undefined,
+      );
+      reject(new RetriableError(`no database connection free within ${timeoutMs} ms`, { code: '08001' }));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([pending, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }

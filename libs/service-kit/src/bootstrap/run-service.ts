@@ -1,15 +1,13 @@
 import 'reflect-metadata';
 import type { DynamicModule, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { z } from 'zod';
 import { EventErrorFilter, KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
 import { createServiceLogger, initMetrics } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { ConfigError, loadConfig } from '../config/load-config';
-import { httpMetricsMiddleware } from '../http/http-metrics.middleware';
-import { RouteSpanInterceptor } from '../http/route-span.interceptor';
-import { traceResponseMiddleware } from '../http/trace-response.middleware';
+import { configureHttpServer, createHttpAdapter } from '../http/http-server';
 
 export interface RunServiceOptions<Schema extends z.ZodType<BaseConfig>> {
   /** Short service name: `order`, `payment`, ... */
@@ -43,17 +41,13 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
   });
   routeProcessWarnings(logger);
   try {
-    const app = await NestFactory.create<NestExpressApplication>(options.appModule(config), {
-      logger,
-      bufferLogs: true,
-      bodyParser: false,
-    });
-    // Ahead of the body parser, so requests it rejects are counted and carry their trace id too.
-    app.use(httpMetricsMiddleware, traceResponseMiddleware);
-    // Bodies over 64 KiB get 413, malformed JSON 400: both answered as JSON by Nest.
-    app.useBodyParser('json', { limit: '64kb' });
-    // Before init(): Nest binds global interceptors to the routes when it registers them.
-    app.useGlobalInterceptors(new RouteSpanInterceptor());
+    const app = await NestFactory.create<NestFastifyApplication>(
+      options.appModule(config),
+      createHttpAdapter(),
+      { logger, bufferLogs: true, bodyParser: false },
+    );
+    // Before init(), which registers the routes: metrics, trace header, route spans, JSON bodies.
+    configureHttpServer(app.getHttpAdapter().getInstance());
     app.enableShutdownHooks();
     // Before init(), which binds the HTTP routes to the global filters of that moment: event
     // handlers' errors reach the failure policy unchanged (fatal vs retriable), and an HTTP
@@ -82,14 +76,9 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
 
 /**
  * Node prints process warnings as plain text on stderr; send them through the logger so every
- * line stays JSON. kafkajs 2.2.4 triggers TimeoutNegativeWarning on Node 24 from its request
- * queue (tulios/kafkajs#1751); it is harmless, so it is logged at debug level.
+ * line stays JSON. (kafkajs's TimeoutNegativeWarning is gone: patches/kafkajs+2.2.4.patch.)
  */
 function routeProcessWarnings(logger: LoggerService): void {
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    const text = `${warning.name}: ${warning.message}`;
-    if (warning.name === 'TimeoutNegativeWarning') logger.debug?.(text, 'Process');
-    else logger.warn(text, 'Process');
-  });
+  process.on('warning', (warning) => logger.warn(`${warning.name}: ${warning.message}`, 'Process'));
 }

@@ -1,7 +1,7 @@
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 
-/** The route template (`/orders/:id`) that served the request; undefined before or without routing. */
-export function routeTemplate(request: Request): string | undefined {
-  const path = (request.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? `${request.baseUrl}${path}` : undefined;
+/** The route template (`/orders/:id`) that serves the request; undefined when no route matched. */
+export function routeTemplate(request: FastifyRequest): string | undefined {
+  // Fastify routes before the first hook runs; the not-found handler has no template.
+  return request.is404 ? undefined : request.routeOptions.url;
 }

@@ -1,0 +1,107 @@
+// POST /orders group commit against the real database: concurrent orders share a transaction,
+// and an order the database refuses fails alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Topics } from '@pipeline/contracts';
+import { readTopic, uniqueName } from '../support/kafka';
+import { OrderServiceUnderTest } from './order-service.harness';
+
+interface Placed {
+  orderId: string;
+  status: string;
+}
+
+const orderFor = (customerId: string) => ({
+  customerId,
+  customerEmail: 'ada@example.com',
+  items: [
+    { sku: 'SKU-1', quantity: 2, unitPrice: '1.50' },
+    { sku: 'SKU-2', quantity: 1, unitPrice: 4 },
+  ],
+});
+
+describe('order-service: POST /orders group commit', () => {
+  let svc: OrderServiceUnderTest;
+  beforeAll(async () => {
+    // A window long enough that requests sent together always meet in one group.
+    svc = await OrderServiceUnderTest.start('e2e.order.group', { ORDER_GROUP_COMMIT_WINDOW_MS: '1000' });
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it('writes concurrent orders, their lines, timelines and events in one transaction', async () => {
+    const prefix = uniqueName('group');
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        svc.request<Placed>('POST', '/orders', orderFor(`${prefix}-${i}`), {
+          'Idempotency-Key': `${prefix}-${i}`,
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array.from({ length: 20 }, () => 202));
+    const ids = answers.map((answer) => answer.body.orderId);
+    // Rows a transaction wrote carry its id (xmin): one group, one transaction, for all tables.
+    const transactions = await svc.sql<{ table: string; n: number; tx: number }>(
+      `SELECT 'orders' AS table, count(*)::int AS n, count(DISTINCT xmin::text)::int AS tx FROM orders WHERE id = ANY($1::uuid[])
+       UNION ALL SELECT 'order_items', count(*)::int, count(DISTINCT xmin::text)::int FROM order_items WHERE order_id = ANY($1::uuid[])
+       UNION ALL SELECT 'order_timeline', count(*)::int, count(DISTINCT xmin::text)::int FROM order_timeline WHERE order_id = ANY($1::uuid[])
+       UNION ALL SELECT 'idempotency_keys', count(*)::int, count(DISTINCT xmin::text)::int FROM idempotency_keys WHERE order_id = ANY($1::uuid[])`,
+      [ids],
+    );
+    expect(transactions).toEqual([
+      { table: 'orders', n: 20, tx: 1 },
+      { table: 'order_items', n: 40, tx: 1 },
+      { table: 'order_timeline', n: 20, tx: 1 },
+      { table: 'idempotency_keys', n: 20, tx: 1 },
+    ]);
+    const [ordersTx] = await svc.sql<{ xmin: string }>(
+      'SELECT DISTINCT xmin::text FROM orders WHERE id = ANY($1::uuid[])',
+      [ids],
+    );
+    const [itemsTx] = await svc.sql<{ xmin: string }>(
+      'SELECT DISTINCT xmin::text FROM order_items WHERE order_id = ANY($1::uuid[])',
+      [ids],
+    );
+    expect(itemsTx).toEqual(ordersTx);
+
+    await svc.outboxDrained();
+    for (const id of ids) expect(await svc.records(Topics.orders, id)).toHaveLength(1);
+  });
+
+  it('writes a group the database refuses again order by order: only the bad order fails', async () => {
+    const prefix = uniqueName('poison');
+    // The database refuses one order of the group (the validation at the edge would let it in).
+    await svc.sql(`CREATE OR REPLACE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.customer_id LIKE '%-poison' THEN RAISE EXCEPTION 'poisoned order'; END IF;
+        RETURN NEW;
+      END $$`);
+    await svc.sql(
+      'CREATE TRIGGER refuse_poison BEFORE INSERT ON orders FOR EACH ROW EXECUTE FUNCTION refuse_poison()',
+    );
+    try {
+      const customers = Array.from({ length: 9 }, (_, i) => `${prefix}-${i}`);
+      customers.splice(4, 0, `${prefix}-poison`);
+      const answers = await Promise.all(
+        customers.map((customerId) => svc.request<Placed>('POST', '/orders', orderFor(customerId))),
+      );
+      expect(answers.map((answer) => answer.status)).toEqual([
+        202, 202, 202, 202, 500, 202, 202, 202, 202, 202,
+      ]);
+      const stored = await svc.sql<{ customer_id: string }>(
+        'SELECT customer_id FROM orders WHERE customer_id LIKE $1 ORDER BY customer_id',
+        [`${prefix}-%`],
+      );
+      expect(stored.map((row) => row.customer_id)).toEqual(
+        customers.filter((c) => !c.endsWith('poison')).sort(),
+      );
+      await svc.outboxDrained();
+      const published = (await readTopic(svc.kafka, svc.prefix + Topics.orders))
+        .map((record) => (JSON.parse(record.value!.toString()) as { customerId: string }).customerId)
+        .filter((customerId) => customerId.startsWith(`${prefix}-`));
+      expect(published.sort()).toEqual(stored.map((row) => row.customer_id));
+    } finally {
+      await svc.sql('DROP TRIGGER refuse_poison ON orders');
+    }
+  });
+});
