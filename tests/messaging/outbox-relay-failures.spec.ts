@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKafka, OutboxRelay, sqlOverPrisma, writeToOutbox, type OutboxRelayOptions } from '@pipeline/messaging';
+import {
+  createKafka,
+  OutboxRelay,
+  sqlOverPrisma,
+  writeToOutbox,
+  type OutboxRelayOptions,
+} from '@pipeline/messaging';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
 import { eventually } from '../support/processes';

@@ -147,10 +147,14 @@ describe('OutboxRelay', () => {
     const s = await setup('relay-format');
     await s.relay().start();
     const [written, tombstone] = await s.prisma.$transaction((tx) =>
-      writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'k', 1), { ...event(s.topic, 'k', 2), payload: null }], {
-        source: SOURCE,
-        trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
-      }),
+      writeToOutbox(
+        sqlOverPrisma(tx),
+        [event(s.topic, 'k', 1), { ...event(s.topic, 'k', 2), payload: null }],
+        {
+          source: SOURCE,
+          trace: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        },
+      ),
     );
     await drained(s);
     const records = await readTopic(s.kafka, s.topic);
@@ -195,7 +199,9 @@ describe('OutboxRelay', () => {
     const idA = new Promise<bigint>((resolve) => (wroteA = resolve));
     const transactionA = s.prisma.$transaction(
       async (tx) => {
-        const [written] = await writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'a', 1)], { source: SOURCE });
+        const [written] = await writeToOutbox(sqlOverPrisma(tx), [event(s.topic, 'a', 1)], {
+          source: SOURCE,
+        });
         wroteA(await idOf(tx, written!.id));
         await gate;
       },

@@ -31,7 +31,8 @@ export class SeedDemoCatalogue implements OnApplicationBootstrap {
         DEMO_CATALOGUE.map((item) => item.available),
       );
       const correlationId = randomUUID();
-      await writeToOutbox(sqlOverPrisma(tx),
+      await writeToOutbox(
+        sqlOverPrisma(tx),
         rows.map((row) => ({ ...stockChanged(toStockLevel(row)), correlationId })),
         { source: INVENTORY_SOURCE },
       );

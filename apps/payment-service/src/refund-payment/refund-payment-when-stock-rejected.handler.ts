@@ -69,7 +69,12 @@ export class RefundPaymentWhenStockRejected {
         reason: event.payload.reason,
         refundedAt: (refundedAt.get(payment.id) ?? new Date()).toISOString(),
       };
-      batch.publish(event, { topic: Topics.payments, key: event.payload.orderId, type: PaymentRefundedEvent.type, payload });
+      batch.publish(event, {
+        topic: Topics.payments,
+        key: event.payload.orderId,
+        type: PaymentRefundedEvent.type,
+        payload,
+      });
     }
   }
 }

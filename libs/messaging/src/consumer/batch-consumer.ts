@@ -108,7 +108,10 @@ export class BatchConsumer {
 
   private triage(payload: EachBatchPayload): PartitionWork {
     const { topic, partition, messages } = payload.batch;
-    const records = messages.map((message) => ({ offset: message.offset, triaged: this.triageOne(topic, partition, message) }));
+    const records = messages.map((message) => ({
+      offset: message.offset,
+      triaged: this.triageOne(topic, partition, message),
+    }));
     return { payload, records, next: 0 };
   }
 
@@ -119,9 +122,9 @@ export class BatchConsumer {
     }
     const triage = triageRecord(topic, message, this.deps.contracts, (type) => this.deps.hasHandler(type));
     if (triage.kind === 'poison') {
-      context.with(contextFromHeaders(message.headers), () =>
-        this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`),
-      );
+      context.with(contextFromHeaders(message.headers), () => {
+        this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`);
+      });
       return {
         kind: 'poison',
         letter: { topic, partition, message, error: triage.reason, errorClass: 'fatal', attempts: 1 },
@@ -165,7 +168,10 @@ export class BatchConsumer {
       if (!work[0]!.payload.isRunning() || !noRebalance()) break;
       const chunk = events
         .slice(start, start + size)
-        .filter((event) => !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale());
+        .filter(
+          (event) =>
+            !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
+        );
       if (chunk.length === 0) continue;
       const result = await settle(chunk, (list) => this.run(list), policy);
       if (result.transient !== undefined) {
@@ -221,9 +227,14 @@ export class BatchConsumer {
       }
       if (last === undefined) continue;
       payload.resolveOffset(last);
-      offsets.push({ topic, partitions: [{ partition: payload.batch.partition, offset: (BigInt(last) + 1n).toString() }] });
+      offsets.push({
+        topic,
+        partitions: [{ partition: payload.batch.partition, offset: (BigInt(last) + 1n).toString() }],
+      });
     }
-    letters.sort((a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)));
+    letters.sort(
+      (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
+    );
     await this.deps.deadLetters.send(letters);
     this.deps.counters.deadLettered += letters.length;
     if (offsets.length > 0) await work[0]!.payload.commitOffsetsIfNecessary({ topics: offsets });
@@ -238,12 +249,12 @@ export class BatchConsumer {
     const { retry, logger, counters } = this.deps;
     this.attempts.set(attemptKey(event), attempts);
     const delay = backoffDelay(Math.max(1, attempts), retry);
-    withEventLogContext(event, () =>
+    withEventLogContext(event, () => {
       logger.warn(
         `${describeEvent(event)} failed (attempt ${attempts}/${retry.attempts}, ${errorClass}): ` +
           `${messageOf(error)}; its partition waits ${delay} ms`,
-      ),
-    );
+      );
+    });
     counters.retried += 1;
     PipelineMetrics.eventsRetried.inc({ topic: event.position.topic, type: event.metadata.type });
     this.deps.pausePartition(event.position.topic, event.position.partition, delay);
@@ -264,15 +275,16 @@ export class BatchConsumer {
     }
     const delay = backoffDelay(unavailable ? this.unavailableStreak : 1, retry);
     logger.warn(`batch of ${work.length} partitions not applied (${messageOf(error)}); retry in ${delay} ms`);
-    for (const { payload } of work) this.deps.pausePartition(payload.batch.topic, payload.batch.partition, delay);
+    for (const { payload } of work)
+      this.deps.pausePartition(payload.batch.topic, payload.batch.partition, delay);
   }
 
   private letterOf({ event, error, errorClass, attempts }: Failure<PendingEvent>): DeadLetter {
-    withEventLogContext(event, () =>
+    withEventLogContext(event, () => {
       this.deps.logger.warn(
         `${describeEvent(event)} dead-lettered after ${attempts} attempt(s) (${errorClass}): ${messageOf(error)}`,
-      ),
-    );
+      );
+    });
     const { topic, partition } = event.position;
     return { topic, partition, message: event.message, error: messageOf(error), errorClass, attempts };
   }
@@ -288,7 +300,8 @@ export class BatchConsumer {
       const type = headerValue(letter.message.headers, EventHeaders.type);
       PipelineMetrics.eventsDeadLettered.inc({
         topic: letter.topic,
-        type: type !== undefined && this.deps.contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
+        type:
+          type !== undefined && this.deps.contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
         error_class: letter.errorClass,
       });
     }

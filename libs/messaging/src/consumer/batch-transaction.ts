@@ -18,7 +18,11 @@ import { planHandlerCalls } from './handler-calls';
 export interface TransactionHandler {
   /** Metric label and log name, e.g. `AuthorizePaymentWhenOrderPlaced.handle`. */
   readonly name: string;
-  invoke(events: readonly PendingEvent[], scope: TransactionScope, traceContextOf: TraceContextOf): Promise<void>;
+  invoke(
+    events: readonly PendingEvent[],
+    scope: TransactionScope,
+    traceContextOf: TraceContextOf,
+  ): Promise<void>;
 }
 
 /** The context an event's work runs in: its `process` span when sampled, else no span at all. */
@@ -48,7 +52,10 @@ const CLAIM_INBOX = `INSERT INTO inbox (consumer, event_id, topic, partition, "o
  * published into the outbox in one statement, COMMIT. Effects, inbox rows and outbox rows commit
  * together or not at all; the caller commits offsets only after this resolves.
  */
-export async function runBatchTransaction(deps: BatchTransactionDeps, events: readonly PendingEvent[]): Promise<void> {
+export async function runBatchTransaction(
+  deps: BatchTransactionDeps,
+  events: readonly PendingEvent[],
+): Promise<void> {
   const spans = new Map<PendingEvent, Span>();
   for (const event of events) if (event.sampled) spans.set(event, startSpan(deps.consumer, event));
   const traceContextOf: TraceContextOf = (event) => {
@@ -111,7 +118,8 @@ async function transact(
       } finally {
         // One observation per call and type it handled (a multi-type handler counts for each).
         const seconds = (performance.now() - startedAt) / 1000;
-        for (const [labels] of countByTopicAndType(call.events)) PipelineMetrics.handlerDuration.observe(labels, seconds);
+        for (const [labels] of countByTopicAndType(call.events))
+          PipelineMetrics.handlerDuration.observe(labels, seconds);
       }
     }
     await insertOutboxRows(sql, scope.outbox);
@@ -160,13 +168,18 @@ function startSpan(group: string, event: PendingEvent): Span {
 /** Committed: from here on nothing may fail the batch (it would run again), so nothing throws. */
 function afterCommit(
   deps: BatchTransactionDeps,
-  { processed, duplicates, scope }: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope },
+  {
+    processed,
+    duplicates,
+    scope,
+  }: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope },
 ): void {
   deps.counters.processed += processed.length;
   deps.counters.deduplicated += duplicates.length;
   try {
     if (processed.length > 0) PipelineMetrics.transactionSize.observe(processed.length);
-    for (const [labels, count] of countByTopicAndType(processed)) PipelineMetrics.eventsProcessed.inc(labels, count);
+    for (const [labels, count] of countByTopicAndType(processed))
+      PipelineMetrics.eventsProcessed.inc(labels, count);
     for (const [labels, count] of countByTopicAndType(duplicates))
       PipelineMetrics.eventsDeduplicated.inc(labels, count);
   } catch (error) {
@@ -183,7 +196,9 @@ function afterCommit(
 }
 
 /** Label sets and their counts, one metric update per label set instead of one per event. */
-export function countByTopicAndType(events: readonly PendingEvent[]): [{ topic: string; type: string }, number][] {
+export function countByTopicAndType(
+  events: readonly PendingEvent[],
+): [{ topic: string; type: string }, number][] {
   const counts = new Map<string, [{ topic: string; type: string }, number]>();
   for (const { position, metadata } of events) {
     const id = `${position.topic}\u0000${metadata.type}`;

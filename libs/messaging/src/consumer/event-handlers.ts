@@ -34,7 +34,11 @@ export function handlerIdOf(type: string, handler: MessageHandler): string {
 }
 
 /** Runs a Nest handler inside Nest's processing hooks and waits for its result. */
-export type HookedCall = (handler: MessageHandler, data: unknown, ctx: EventBatch | EventContext) => Promise<void>;
+export type HookedCall = (
+  handler: MessageHandler,
+  data: unknown,
+  ctx: EventBatch | EventContext,
+) => Promise<void>;
 
 /**
  * The transaction's view of a Nest event handler. A batch handler gets the whole list in one
@@ -51,7 +55,9 @@ export function transactionHandlerOf(
     return {
       name: batchId,
       invoke: (events, scope, traceContextOf) =>
-        context.with(traceContextOf(firstSampled(events)), () => call(handler, events, new EventBatch(scope))),
+        context.with(traceContextOf(firstSampled(events)), () =>
+          call(handler, events, new EventBatch(scope)),
+        ),
     };
   }
   return {

@@ -4,7 +4,12 @@ import type { Consumer } from 'kafkajs';
 import { BatchConsumer } from './batch-consumer';
 import { runBatchTransaction, type TransactionHandler } from './batch-transaction';
 import { ConsumerLagReader } from './consumer-lag';
-import { emptyCounters, type ConsumerCounters, type ConsumerState, type ConsumerStatus } from './consumer-stats';
+import {
+  emptyCounters,
+  type ConsumerCounters,
+  type ConsumerState,
+  type ConsumerStatus,
+} from './consumer-stats';
 import { DeadLetterPublisher } from './dead-letter';
 import { handlerIdOf, settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
 import {
@@ -33,7 +38,10 @@ export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
  * Delivery is at-least-once; effects apply once per group because the inbox rows, the effects and
  * the outgoing events commit together and offsets are committed only after that.
  */
-export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerState> implements CustomTransportStrategy {
+export class KafkaEventServer
+  extends Server<KafkaEventServerEvents, ConsumerState>
+  implements CustomTransportStrategy
+{
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
   private readonly options: ResolvedServerOptions;
@@ -64,7 +72,14 @@ export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerSta
       hasHandler: (type) => this.nestHandlerFor(type) !== null,
       transact: (events) =>
         runBatchTransaction(
-          { pool, consumer: groupId, source, counters: this.counters, logger, handlerOf: (type) => this.handlerOf(type) },
+          {
+            pool,
+            consumer: groupId,
+            source,
+            counters: this.counters,
+            logger,
+            handlerOf: (type) => this.handlerOf(type),
+          },
           events,
         ),
       pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
@@ -75,7 +90,9 @@ export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerSta
         groupId,
         sessionTimeout: resolved.sessionTimeoutMs,
         heartbeatInterval: resolved.heartbeatIntervalMs,
-        ...(resolved.rebalanceTimeoutMs === undefined ? {} : { rebalanceTimeout: resolved.rebalanceTimeoutMs }),
+        ...(resolved.rebalanceTimeoutMs === undefined
+          ? {}
+          : { rebalanceTimeout: resolved.rebalanceTimeoutMs }),
         minBytes: resolved.fetchMinBytes,
         maxWaitTimeInMs: resolved.fetchMaxWaitMs,
         maxBytesPerPartition: resolved.fetchMaxBytesPerPartition,
@@ -148,7 +165,10 @@ export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerSta
     return { ...this.main.assignment };
   }
 
-  on<EventKey extends keyof KafkaEventServerEvents>(event: EventKey, callback: KafkaEventServerEvents[EventKey]): void {
+  on<EventKey extends keyof KafkaEventServerEvents>(
+    event: EventKey,
+    callback: KafkaEventServerEvents[EventKey],
+  ): void {
     if (event === 'crash') this.crashListeners.push(callback);
   }
 
@@ -195,7 +215,8 @@ export class KafkaEventServer extends Server<KafkaEventServerEvents, ConsumerSta
           await settleHandlerResult(handler(data, ctx));
           resolve();
         } catch (error) {
-          reject(error);
+          // settleHandlerResult hands over an Error (the same object, which `blame` relies on).
+          reject(error instanceof Error ? error : new Error(String(error)));
         } finally {
           this.onProcessingEndHook?.(KAFKA_EVENT_TRANSPORT, ctx);
         }

@@ -80,5 +80,7 @@ export async function runService<Schema extends z.ZodType<BaseConfig>>(
  */
 function routeProcessWarnings(logger: LoggerService): void {
   process.removeAllListeners('warning');
-  process.on('warning', (warning) => logger.warn(`${warning.name}: ${warning.message}`, 'Process'));
+  process.on('warning', (warning) => {
+    logger.warn(`${warning.name}: ${warning.message}`, 'Process');
+  });
 }
