@@ -8,7 +8,9 @@ import { groupMembers } from './support/group-members';
 // It never leaves the group, so the coordinator notices only when its session times out (30 s,
 // the consumer's sessionTimeout): then the survivor gets every partition and carries on.
 const SESSION_TIMEOUT_MS = 30_000;
-const PARTITIONS = 6; // orders and inventory, 3 partitions each (the harness' KAFKA_TOPIC_PARTITIONS)
+// orders and inventory, 3 partitions each (the harness' KAFKA_TOPIC_PARTITIONS), and the service's
+// own dead-letter topic, which its group reads too (3 as well).
+const PARTITIONS = 9;
 
 describe('fault: one of two instances in a consumer group killed', () => {
   let stack: FaultStack;

@@ -3,7 +3,7 @@ import type { LoggerService } from '@nestjs/common';
 import { ROOT_CONTEXT, context, trace, type Context, type Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
 import type pg from 'pg';
-import { sqlOver, type Sql } from '../database/sql';
+import { inTransaction, type Sql } from '../database/sql';
 import { DatabaseUnavailableError } from '../errors/pipeline-error';
 import { isUnavailable } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
@@ -96,42 +96,39 @@ async function transact(
       if (typeof error === 'object' && error !== null) databaseErrors.add(error);
       throw error;
     });
-  const client = await recorded(deps.pool.connect());
-  let broken: Error | undefined;
+  let working = false;
   try {
-    const raw = sqlOver(client);
-    const sql: Sql = {
-      query: <Row>(text: string, values?: readonly unknown[]) => recorded(raw.query<Row>(text, values)),
-      execute: (text: string, values?: readonly unknown[]) => recorded(raw.execute(text, values)),
-    };
-    await sql.execute('BEGIN');
-    const fresh = await claim(sql, deps.consumer, events);
-    const processed: PendingEvent[] = [];
-    const duplicates: PendingEvent[] = [];
-    // delete(): the same event id twice in one batch is a duplicate too.
-    for (const event of events) (fresh.delete(event.metadata.id) ? processed : duplicates).push(event);
-    const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
-    for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
-      const startedAt = performance.now();
-      try {
-        await call.handler.invoke(call.events, scope, traceContextOf);
-      } finally {
-        // One observation per call and type it handled (a multi-type handler counts for each).
-        const seconds = (performance.now() - startedAt) / 1000;
-        for (const [labels] of countByTopicAndType(call.events))
-          PipelineMetrics.handlerDuration.observe(labels, seconds);
+    return await inTransaction(deps.pool, async (raw) => {
+      working = true;
+      const sql: Sql = {
+        query: <Row>(text: string, values?: readonly unknown[]) => recorded(raw.query<Row>(text, values)),
+        execute: (text: string, values?: readonly unknown[]) => recorded(raw.execute(text, values)),
+      };
+      const fresh = await claim(sql, deps.consumer, events);
+      const processed: PendingEvent[] = [];
+      const duplicates: PendingEvent[] = [];
+      // delete(): the same event id twice in one batch is a duplicate too.
+      for (const event of events) (fresh.delete(event.metadata.id) ? processed : duplicates).push(event);
+      const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
+      for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
+        const startedAt = performance.now();
+        try {
+          await call.handler.invoke(call.events, scope, traceContextOf);
+        } finally {
+          // One observation per call and type it handled (a multi-type handler counts for each).
+          const seconds = (performance.now() - startedAt) / 1000;
+          for (const [labels] of countByTopicAndType(call.events))
+            PipelineMetrics.handlerDuration.observe(labels, seconds);
+        }
       }
-    }
-    await insertOutboxRows(sql, scope.outbox);
-    await sql.execute('COMMIT');
-    return { processed, duplicates, scope };
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      await insertOutboxRows(sql, scope.outbox);
+      working = false;
+      return { processed, duplicates, scope };
     });
+  } catch (error) {
+    // Connecting, BEGIN and COMMIT are the database's alone.
+    if (!working && typeof error === 'object' && error !== null) databaseErrors.add(error);
     throw error;
-  } finally {
-    client.release(broken);
   }
 }
 

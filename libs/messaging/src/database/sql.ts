@@ -54,6 +54,10 @@ export async function inTransaction<R>(
 ): Promise<R> {
   const client = await connect(pool, options.connectTimeoutMs);
   let broken: Error | undefined;
+  // A checked-out connection the server ends (a Postgres restart) emits 'error'; the pool listens
+  // only to idle ones, and an unheard 'error' ends the process. The query in flight fails anyway.
+  const ignore = (): void => undefined;
+  client.on('error', ignore);
   try {
     await client.query('BEGIN');
     const result = await work(sqlOver(client));
@@ -65,6 +69,7 @@ export async function inTransaction<R>(
     });
     throw error;
   } finally {
+    client.off('error', ignore);
     client.release(broken);
   }
 }

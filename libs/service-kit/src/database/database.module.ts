@@ -1,6 +1,7 @@
 import {
   type DynamicModule,
   Inject,
+  Logger,
   Module,
   type OnApplicationShutdown,
   type OnModuleInit,
@@ -35,12 +36,20 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
       providers: [
         {
           provide: DATABASE_POOL,
-          useFactory: () =>
-            new pg.Pool({
+          useFactory: () => {
+            const pool = new pg.Pool({
               connectionString: options.url,
               max: options.poolSize,
               application_name: options.applicationName,
-            }),
+            });
+            // An idle connection the server dropped (a Postgres restart) is an 'error' event on
+            // the pool: unheard, it would end the process. The pool discards that connection and
+            // opens a new one on the next checkout; the transaction in hand fails and is retried.
+            pool.on('error', (error) => {
+              new Logger('Database').warn(`idle connection lost: ${error.message}`);
+            });
+            return pool;
+          },
         },
         {
           provide: DATABASE,

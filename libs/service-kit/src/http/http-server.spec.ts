@@ -78,6 +78,12 @@ describe('HTTP server (Fastify)', () => {
     expect(await none.json()).toEqual({ got: null });
   });
 
+  it('takes an empty body sent as JSON as no body (a DELETE with a content type), as Express did', async () => {
+    const empty = await post('/things', '');
+    expect(empty.status).toBe(201);
+    expect(await empty.json()).toEqual({ got: null });
+  });
+
   it('answers 503 with Retry-After when the database has no connection for the request', async () => {
     const response = await fetch(`${baseUrl}/things/busy`);
     expect(response.status).toBe(503);

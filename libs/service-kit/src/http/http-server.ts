@@ -30,8 +30,10 @@ export function configureHttpServer(fastify: FastifyInstance): void {
   // than its Content-Length; decoded here, it reaches validation like any other bad field.
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  // An empty body is no body (a DELETE sent with `content-type: application/json`, as Express
+  // took it), not Fastify's 400 "Body cannot be empty".
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) =>
-    parseJson(request, body.toString('utf8'), done),
+    body.length === 0 ? done(null, undefined) : parseJson(request, body.toString('utf8'), done),
   );
   // Only JSON bodies are read, as before: any other content type leaves the body undefined
   // (unread), so validation answers 400 naming the body rather than Fastify a 415.
