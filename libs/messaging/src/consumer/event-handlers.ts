@@ -2,9 +2,9 @@ import { EventPattern } from '@nestjs/microservices';
 import type { MessageHandler } from '@nestjs/microservices';
 import { context } from '@opentelemetry/api';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { TransactionHandler } from './batch-transaction';
-import type { PendingEvent } from './consumed-event';
-import { EventBatch, EventContext, blame } from './event-batch';
+import type { TraceContextOf, TransactionHandler } from './batch-transaction';
+import { orderingKeyOf, type PendingEvent } from './consumed-event';
+import { EventBatch, EventContext, blame, type TransactionScope } from './event-batch';
 import { unwrapHandlerError } from './event-error.filter';
 import { withEventLogContext } from './event-log-context';
 
@@ -42,8 +42,9 @@ export type HookedCall = (
 
 /**
  * The transaction's view of a Nest event handler. A batch handler gets the whole list in one
- * call; a single-event handler (`@EventPattern`) is called once per event, in order, each call
- * in the event's own trace and log context.
+ * call; a single-event handler (`@EventPattern`) is called once per event, in order per key
+ * (one at a time unless it asks for `concurrency`), each call in the event's own trace and log
+ * context.
  */
 export function transactionHandlerOf(
   type: string,
@@ -60,23 +61,74 @@ export function transactionHandlerOf(
         ),
     };
   }
+  const concurrency = concurrencyOf(handler);
+  const one = async (event: PendingEvent, scope: TransactionScope, traceContextOf: TraceContextOf) => {
+    try {
+      await withEventLogContext(
+        event,
+        () => call(handler, event.payload, new EventContext(scope, event)),
+        traceContextOf(event),
+      );
+    } catch (error) {
+      // The failing event is known: no need to bisect the batch to find it.
+      throw blame(event, error);
+    }
+  };
   return {
     name: type,
-    invoke: async (events, scope, traceContextOf) => {
-      for (const event of events) {
+    invoke: (events, scope, traceContextOf) =>
+      eachKeyInOrder(events, concurrency, (event) => one(event, scope, traceContextOf)),
+  };
+}
+
+/**
+ * `@EventPattern(type, { concurrency: n })`: up to n events of different keys at once (one key's
+ * events still one after the other), for a handler that waits on something outside the database,
+ * such as an SMTP server. The calls share the transaction's connection, so only a handler whose
+ * events do not read-modify-write the same rows may ask for it. Default 1.
+ */
+function concurrencyOf(handler: MessageHandler): number {
+  const value = (handler.extras as Record<string, unknown> | undefined)?.['concurrency'];
+  return typeof value === 'number' && Number.isInteger(value) && value > 1 ? value : 1;
+}
+
+/**
+ * Runs `work` for every event: per ordering key in list order, up to `concurrency` keys at once.
+ * The first failure stops new work, waits for what is running, and is rethrown.
+ */
+export async function eachKeyInOrder<Event extends PendingEvent>(
+  events: readonly Event[],
+  concurrency: number,
+  work: (event: Event) => Promise<void>,
+): Promise<void> {
+  if (concurrency <= 1) {
+    for (const event of events) await work(event);
+    return;
+  }
+  const byKey = new Map<string, Event[]>();
+  for (const event of events) {
+    const key = orderingKeyOf(event.position);
+    const list = byKey.get(key);
+    if (list === undefined) byKey.set(key, [event]);
+    else list.push(event);
+  }
+  const queues = [...byKey.values()];
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    for (let queue = queues.shift(); queue !== undefined && failure === undefined; queue = queues.shift()) {
+      for (const event of queue) {
+        if (failure !== undefined) return;
         try {
-          await withEventLogContext(
-            event,
-            () => call(handler, event.payload, new EventContext(scope, event)),
-            traceContextOf(event),
-          );
+          await work(event);
         } catch (error) {
-          // The failing event is known: no need to bisect the batch to find it.
-          throw blame(event, error);
+          failure ??= { error };
+          return;
         }
       }
-    },
+    }
   };
+  await Promise.all(Array.from({ length: Math.min(concurrency, queues.length) }, worker));
+  if (failure !== undefined) throw failure.error;
 }
 
 const firstSampled = (events: readonly PendingEvent[]): PendingEvent =>
