@@ -1,3 +1,4 @@
+import { ordersFor } from './faults-mode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Topics } from '@pipeline/contracts';
 import { eventually } from '../support/processes';
@@ -42,8 +43,8 @@ async function killLeaderUnderLoad(
   let events: AcknowledgedEvents | undefined;
   const result = await runFault(stack, {
     fault: `broker loss, acks=${acks}`,
-    ordersBefore: 40,
-    ordersAfter: 40,
+    ordersBefore: ordersFor(4),
+    ordersAfter: ordersFor(4),
     drainTimeoutMs: acks === 'all' ? 180_000 : 90_000,
     inject: async (load) => {
       // The worst moment for the leader to die: its followers are behind. They are frozen
@@ -53,14 +54,14 @@ async function killLeaderUnderLoad(
       let killedAt = 0;
       await Promise.all(followers.map((node) => cluster.pause(node)));
       try {
-        await load.placedMore(20);
+        await load.placedMore(ordersFor(2));
         await cluster.kill(leader);
         killedAt = Date.now();
       } finally {
         await Promise.all(followers.map((node) => cluster.resume(node)));
       }
       // Producers and consumers carry on with two brokers.
-      await load.placedMore(40);
+      await load.placedMore(ordersFor(4));
       await cluster.startNode(leader);
       await eventually(
         async () => ((await underReplicated(stack.admin, topics, 3)).length === 0 ? true : undefined),

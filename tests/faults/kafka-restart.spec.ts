@@ -1,3 +1,4 @@
+import { ordersFor } from './faults-mode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/processes';
 import { FaultStack } from './support/fault-stack';
@@ -28,7 +29,7 @@ describe('fault: Kafka restart (single node) under load', () => {
       inject: async (load) => {
         await kafka.stop();
         // The broker is gone: accepted orders pile up in order-service's outbox.
-        await load.placedMore(20);
+        await load.placedMore(ordersFor(2));
         backlogWhileDown = await eventually(
           async () => {
             const backlog = await outboxRows(stack);

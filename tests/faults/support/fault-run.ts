@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { eventually } from '../../support/processes';
 import { audit, emailsByRecipient, outboxRows, totalLag, unfinished, type Audit } from './pipeline-audit';
 import type { FaultStack } from './fault-stack';
+import { LOAD_RATE_PER_SECOND, ordersFor } from '../faults-mode';
 import { SteadyLoad, type PlacedOrder } from './steady-load';
 import { recordFaultRow, type FaultRow } from './fault-report';
 
@@ -32,18 +33,18 @@ export interface FaultResult extends Audit {
 }
 
 export async function runFault(stack: FaultStack, plan: FaultPlan): Promise<FaultResult> {
-  const load = new SteadyLoad(() => stack.url('order'), plan.ratePerSecond ?? 10);
+  const load = new SteadyLoad(() => stack.url('order'), plan.ratePerSecond ?? LOAD_RATE_PER_SECOND);
   load.start();
   let recoveryMs: number | null = null;
   let recovered: Promise<void> = Promise.resolve();
   try {
-    await load.placedMore(plan.ordersBefore ?? 30);
+    await load.placedMore(plan.ordersBefore ?? ordersFor(3));
     const removedAt = (await plan.inject(load)) ?? Date.now();
     recovered = settled(stack, [...load.placed], plan.drainTimeoutMs ?? 180_000).then(
       () => void (recoveryMs = Date.now() - removedAt),
       () => undefined,
     );
-    await load.placedMore(plan.ordersAfter ?? 30);
+    await load.placedMore(plan.ordersAfter ?? ordersFor(3));
   } finally {
     await load.stop();
   }

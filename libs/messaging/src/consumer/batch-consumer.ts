@@ -6,7 +6,7 @@ import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { headerValue } from '../envelope/event-envelope';
 import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
-import { backoffDelay, type RetryOptions } from '../retry/backoff';
+import { backoffDelay, sleep, type RetryOptions } from '../retry/backoff';
 import { contextFromHeaders } from '../tracing/messaging-spans';
 import { isSampled } from '../tracing/sampling';
 import { describeEvent, partitionOf, type PendingEvent } from './consumed-event';
@@ -31,6 +31,11 @@ export interface BatchConsumerDeps {
   readonly heartbeatIntervalMs: number;
   /** Upper bound of events in one transaction; a larger fetch is applied in several. */
   readonly maxEventsPerTransaction: number;
+  /**
+   * After a fetch that carried events, wait this long before the next fetch, so what arrives
+   * meanwhile comes as one batch (the consumer's linger.ms). An idle consumer waits in the broker.
+   */
+  readonly lingerMs: number;
   hasHandler(type: string): boolean;
   /** One consumer transaction over the events (runBatchTransaction). */
   transact(events: readonly PendingEvent[]): Promise<void>;
@@ -85,7 +90,11 @@ export class BatchConsumer {
     const submitted = this.submitted;
     this.submitted = [];
     try {
-      await this.apply(submitted.map((entry) => entry.payload));
+      const payloads = submitted.map((entry) => entry.payload);
+      await this.apply(payloads);
+      const carriedRecords = payloads.some((payload) => payload.batch.messages.length > 0);
+      if (carriedRecords && this.deps.lingerMs > 0 && payloads[0]!.isRunning())
+        await sleep(this.deps.lingerMs);
       for (const entry of submitted) entry.resolve();
     } catch (error) {
       for (const entry of submitted) entry.reject(error);

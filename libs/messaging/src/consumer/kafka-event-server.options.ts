@@ -21,8 +21,8 @@ export interface KafkaEventServerOptions {
   readonly rebalanceTimeoutMs?: number;
   readonly heartbeatIntervalMs?: number;
   /**
-   * A fetch returns once this much is there or after fetchMaxWaitMs: under load batches fill up
-   * (hundreds of records), while a quiet pipeline waits at most fetchMaxWaitMs per hop.
+   * A fetch returns once this much is there or after fetchMaxWaitMs. Defaults 1 byte and 500 ms:
+   * a record is fetched the moment it arrives, an idle consumer waits in the broker.
    */
   readonly fetchMinBytes?: number;
   readonly fetchMaxWaitMs?: number;
@@ -31,6 +31,8 @@ export interface KafkaEventServerOptions {
   readonly fetchMaxBytes?: number;
   /** Upper bound of events in one transaction (a larger fetch is applied in several). */
   readonly maxEventsPerTransaction?: number;
+  /** Pause after a fetch that carried records, so the next one brings a fuller batch. */
+  readonly lingerMs?: number;
   /** kafkajs workers; at least the partitions of a fetch, so they all reach one transaction. */
   readonly partitionsConsumedConcurrently?: number;
   /** Where a new group starts: the beginning (default), so nothing produced before it is missed. */
@@ -67,11 +69,12 @@ export function resolveServerOptions(options: KafkaEventServerOptions): Resolved
     sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
     rebalanceTimeoutMs: options.rebalanceTimeoutMs,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
-    fetchMinBytes: options.fetchMinBytes ?? 16 * 1024,
-    fetchMaxWaitMs: options.fetchMaxWaitMs ?? 10,
+    fetchMinBytes: options.fetchMinBytes ?? 1,
+    fetchMaxWaitMs: options.fetchMaxWaitMs ?? 500,
     fetchMaxBytesPerPartition: options.fetchMaxBytesPerPartition ?? 256 * 1024,
     fetchMaxBytes: options.fetchMaxBytes ?? 4 * 1024 * 1024,
     maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
+    lingerMs: options.lingerMs ?? 20,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 64,
     kafkaRetry: options.kafkaRetry,
     fromBeginning: options.fromBeginning ?? true,

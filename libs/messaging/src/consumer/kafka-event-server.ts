@@ -69,6 +69,7 @@ export class KafkaEventServer
       retry: resolved.retry,
       heartbeatIntervalMs: resolved.heartbeatIntervalMs,
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
+      lingerMs: resolved.lingerMs,
       hasHandler: (type) => this.nestHandlerFor(type) !== null,
       transact: (events) =>
         runBatchTransaction(

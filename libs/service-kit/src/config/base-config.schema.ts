@@ -43,14 +43,16 @@ export const baseConfigSchema = (defaults: { port: number }) =>
     KAFKA_REPLICATION_FACTOR: positiveInt(1),
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
     /**
-     * A consumer fetch returns once this many bytes are there or after KAFKA_FETCH_MAX_WAIT_MS:
-     * batches grow with the rate (hundreds of records under load), a quiet hop waits at most the
-     * wait time.
+     * A consumer fetch returns once this many bytes are there, or after KAFKA_FETCH_MAX_WAIT_MS:
+     * an idle consumer waits in the broker (two fetches a second), a record is fetched the moment
+     * it arrives. Batches come from CONSUMER_LINGER_MS instead (see BENCHMARKS.md for the figures).
      */
-    KAFKA_FETCH_MIN_BYTES: positiveInt(16 * 1024),
-    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(10),
+    KAFKA_FETCH_MIN_BYTES: positiveInt(1),
+    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(500),
     /** Upper bound of events one consumer transaction applies (a larger fetch takes several). */
     CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(500),
+    /** Pause after a fetch that carried records: what arrives meanwhile comes as one batch. */
+    CONSUMER_LINGER_MS: z.coerce.number().int().min(0).default(20),
     OUTBOX_BATCH_SIZE: positiveInt(500),
     OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(5),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
