@@ -1,13 +1,12 @@
 /**
  * Lists and replays a service's dead letters: `node dist/tools/dlt.js --help` (npm run dlt -- --help).
- * The logic lives in @pipeline/messaging (dead-letter/); this file parses arguments and prints.
+ * The logic lives in @pipeline/dead-letters; this file parses arguments and prints.
  */
 import { parseArgs } from 'node:util';
 import { deadLetterTopic, ServiceNames, type ServiceName } from '@pipeline/contracts';
+import { createKafka, parseBrokerList } from '@pipeline/messaging';
 import {
-  createKafka,
   filterDeadLetters,
-  parseBrokerList,
   parseIsoInstant,
   planReplay,
   readDeadLetters,
@@ -21,7 +20,7 @@ import {
   summariseDeadLetters,
   toDeadLetterRow,
   type DeadLetterFilter,
-} from '@pipeline/messaging';
+} from '@pipeline/dead-letters';
 import { logLevel, type Kafka, type logCreator } from 'kafkajs';
 import { runMain } from './run-main';
 

@@ -14,7 +14,7 @@ import {
   sendReplay,
   summariseDeadLetters,
   type DeadLetterRecord,
-} from '@pipeline/messaging';
+} from '@pipeline/dead-letters';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, REPO_ROOT } from '../support/processes';
 

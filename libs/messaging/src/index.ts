@@ -7,7 +7,7 @@ export * from './database/sql-client';
 export * from './database/sql';
 export * from './envelope/event-envelope';
 export * from './outbox/outbox-writer';
-export * from './dead-letter/index';
+export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './outbox/outbox-relay';
 export * from './outbox/outbox-relay-options';
 export * from './errors/pipeline-error';

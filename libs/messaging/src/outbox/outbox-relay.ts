@@ -3,7 +3,6 @@ import type { Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { Producer } from 'kafkajs';
 import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
-import { countBy } from '../dead-letter/dead-letter-summary';
 import { messageOf } from '../errors/message-of';
 import {
   DELETE_OUTBOX_ROWS,
@@ -184,8 +183,9 @@ export class OutboxRelay {
     try {
       PipelineMetrics.relayBatchSize.observe(rows.length);
       PipelineMetrics.relayPublishDuration.observe(latencyMs / 1000);
-      for (const { value: topic, count } of countBy(rows, (row) => row.topic))
-        PipelineMetrics.relayPublished.inc({ topic }, count);
+      const perTopic = new Map<string, number>();
+      for (const row of rows) perTopic.set(row.topic, (perTopic.get(row.topic) ?? 0) + 1);
+      for (const [topic, count] of perTopic) PipelineMetrics.relayPublished.inc({ topic }, count);
       this.options.onPublished?.({ size: rows.length, latencyMs });
     } catch (error) {
       this.logger.error(`${this.name}: recording the published batch threw: ${messageOf(error)}`);

@@ -2,7 +2,7 @@ import { DeadLetterHeaders, ReplayHeaders } from '@pipeline/contracts';
 import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
 import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
 import { countBy, type Count } from './dead-letter-summary';
-import { chunkBySize, recordBytes } from '../kafka/record-size';
+import { chunkBySize, recordBytes } from '@pipeline/messaging';
 
 /** Headers the dead-letter step added; replay strips them so the record is as first published. */
 export const DIAGNOSTIC_HEADERS: readonly string[] = Object.values(DeadLetterHeaders);
