@@ -1,9 +1,15 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { OrderPlacedEvent, Topics } from '@pipeline/contracts';
-import { draftOutboxRows, inTransaction, insertOutboxRows, messageOf, type Sql } from '@pipeline/messaging';
+import {
+  asDatabaseError,
+  draftOutboxRows,
+  inTransaction,
+  insertOutboxRows,
+  messageOf,
+  type Sql,
+} from '@pipeline/messaging';
 import type pg from 'pg';
 import type { OrderStatus } from '../generated/prisma/enums';
-import { asConnectionFailure } from './connection-failure';
 import type { EarlierRequest, PendingOrder, PlaceOrderResult } from './pending-order';
 
 /** As Prisma's `maxWait` was: an exhausted pool answers 503 after this long, not never. */
@@ -58,7 +64,9 @@ export function writeOrderGroup(pool: pg.Pool, orders: readonly PendingOrder[]):
         });
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
-        throw asConnectionFailure(error);
+        // A cut connection is a 503 with Retry-After, and the group is not written again order
+        // by order (the outcome of a COMMIT cut off is unknown).
+        throw asDatabaseError(error);
       } finally {
         span.end();
       }

@@ -4,8 +4,7 @@ import { ROOT_CONTEXT, context, trace, type Context, type Span } from '@opentele
 import { PipelineMetrics } from '@pipeline/observability';
 import type pg from 'pg';
 import { inTransaction, type Sql } from '../database/sql';
-import { DatabaseUnavailableError } from '../errors/pipeline-error';
-import { isUnavailable } from '../errors/classify-error';
+import { asDatabaseError } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
 import { insertOutboxRows } from '../outbox/outbox-writer';
 import { contextFromHeaders, endSpan, spanHeaders, startProcessSpan } from '../tracing/messaging-spans';
@@ -76,9 +75,7 @@ export async function runBatchTransaction(
   } catch (error) {
     for (const span of spans.values()) endSpan(span, { error });
     const fromDatabase = typeof error === 'object' && error !== null && databaseErrors.has(error);
-    throw fromDatabase && isUnavailable(error, true)
-      ? new DatabaseUnavailableError(messageOf(error), { cause: error })
-      : error;
+    throw fromDatabase ? asDatabaseError(error) : error;
   }
   for (const span of spans.values()) endSpan(span);
   afterCommit(deps, outcome);

@@ -1,3 +1,4 @@
+import { messageOf } from './message-of';
 import { DatabaseUnavailableError, PipelineError, type ErrorClass } from './pipeline-error';
 
 /**
@@ -138,4 +139,15 @@ export function isConcurrencyConflict(error: unknown): boolean {
   const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);
   if (sqlState === '40P01' || sqlState === '40001') return true;
   return error.cause !== undefined && error.cause !== error && isConcurrencyConflict(error.cause);
+}
+
+/**
+ * An error the database raised, as the caller should see it: a lost or refused connection (which
+ * `pg` reports as a plain Error, a socket code or "Connection terminated"), a server shutting
+ * down, or an exhausted pool becomes a DatabaseUnavailableError (retry later, 503 over HTTP);
+ * anything else, e.g. a constraint violation, passes unchanged.
+ */
+export function asDatabaseError(error: unknown): unknown {
+  if (error instanceof DatabaseUnavailableError || !isUnavailable(error, true)) return error;
+  return new DatabaseUnavailableError(messageOf(error), { cause: error });
 }
