@@ -41,6 +41,9 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
               connectionString: options.url,
               max: options.poolSize,
               application_name: options.applicationName,
+              // No statement, and no transaction waiting on a handler, holds its locks forever.
+              statement_timeout: 30_000,
+              idle_in_transaction_session_timeout: 60_000,
             });
             // An idle connection the server dropped (a Postgres restart) is an 'error' event on
             // the pool: unheard, it would end the process. The pool discards that connection and
