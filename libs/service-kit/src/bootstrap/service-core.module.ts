@@ -78,11 +78,13 @@ export class ServiceCoreModule implements OnApplicationShutdown {
         KafkaModule.forRoot({
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? `${service}-service`,
-          provisioning: {
-            partitions: config.KAFKA_TOPIC_PARTITIONS,
-            replicationFactor: config.KAFKA_REPLICATION_FACTOR,
-            minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
-          },
+          provisioning: config.KAFKA_PROVISION_TOPICS
+            ? {
+                partitions: config.KAFKA_TOPIC_PARTITIONS,
+                replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+                minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+              }
+            : undefined,
           topicPrefix: prefix,
         }),
       ],

@@ -39,6 +39,14 @@ export const baseConfigSchema = (defaults: { port: number }) =>
       .default(''),
     /** Consumer group (and inbox consumer name); defaults to `<service>-service`. */
     KAFKA_CONSUMER_GROUP: z.string().min(1).optional(),
+    /**
+     * Create the contracts' topics at start-up (idempotent). `false` where something else owns
+     * them, e.g. Strimzi's KafkaTopic resources on Kubernetes (infra/k8s/).
+     */
+    KAFKA_PROVISION_TOPICS: z
+      .enum(['true', 'false'], { message: 'must be true or false' })
+      .default('true')
+      .transform((value) => value === 'true'),
     KAFKA_TOPIC_PARTITIONS: positiveInt(6),
     KAFKA_REPLICATION_FACTOR: positiveInt(1),
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),

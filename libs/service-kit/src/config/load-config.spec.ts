@@ -43,6 +43,18 @@ describe('loadConfig', () => {
     expect(error.problems).toEqual([expect.stringMatching(/^INBOX_RETENTION_MS .*60000/)]);
   });
 
+  it('provisions topics unless KAFKA_PROVISION_TOPICS is false, and refuses other values', () => {
+    expect(loadConfig(schema, valid).KAFKA_PROVISION_TOPICS).toBe(true);
+    expect(loadConfig(schema, { ...valid, KAFKA_PROVISION_TOPICS: 'true' }).KAFKA_PROVISION_TOPICS).toBe(
+      true,
+    );
+    expect(loadConfig(schema, { ...valid, KAFKA_PROVISION_TOPICS: 'false' }).KAFKA_PROVISION_TOPICS).toBe(
+      false,
+    );
+    const error = captureError(() => loadConfig(schema, { ...valid, KAFKA_PROVISION_TOPICS: 'no' }));
+    expect(error.problems).toEqual(['KAFKA_PROVISION_TOPICS must be true or false']);
+  });
+
   it('treats an empty value as missing', () => {
     const error = captureError(() => loadConfig(schema, { ...valid, DATABASE_URL: '' }));
     expect(error.problems).toEqual(['DATABASE_URL is required']);
