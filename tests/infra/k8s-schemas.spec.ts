@@ -151,7 +151,9 @@ describe.each(VARIANT_NAMES)('infra/k8s/%s', (variant) => {
     const [deployment] = ofKind(manifests, 'Deployment');
     expect(() => BUILT_IN['apps/v1/Deployment']?.({ ...deployment, spec: { replicas: 'three' } })).toThrow();
     const [pdb] = ofKind(manifests, 'PodDisruptionBudget');
-    expect(() => BUILT_IN['policy/v1/PodDisruptionBudget']?.({ ...pdb, spec: { maxUnavailable: [] } })).toThrow();
+    expect(() =>
+      BUILT_IN['policy/v1/PodDisruptionBudget']?.({ ...pdb, spec: { maxUnavailable: [] } }),
+    ).toThrow();
   });
 
   it('gives Strimzi and CloudNativePG objects the fields the project relies on', () => {

@@ -76,7 +76,10 @@ export function resolveEnv(container: Container, manifests: Manifest[]): Record<
     const secret = variable.valueFrom?.secretKeyRef;
     env[variable.name] = secret
       ? `secret-${secret.name}-${secret.key}`
-      : (variable.value ?? '').replace(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (ref, key: string) => env[key] ?? ref);
+      : (variable.value ?? '').replace(
+          /\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g,
+          (ref, key: string) => env[key] ?? ref,
+        );
   }
   return env;
 }

@@ -15,7 +15,9 @@ describe.each(VARIANTS)('infra/k8s/$name', (variant) => {
   it('is what tools/k8s renders (run `npm run build && npm run k8s:generate` after a change)', () => {
     expect(readdirSync(dir).sort()).toEqual([...rendered.keys()].sort());
     for (const [file, text] of rendered) {
-      expect(readFileSync(path.join(dir, file), 'utf8') === text, `${variant.name}/${file} is stale`).toBe(true);
+      expect(readFileSync(path.join(dir, file), 'utf8') === text, `${variant.name}/${file} is stale`).toBe(
+        true,
+      );
     }
   });
 

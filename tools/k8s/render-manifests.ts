@@ -28,7 +28,10 @@ export function renderVariant(variant: Variant): Map<string, string> {
   for (const [file, objects] of files) {
     rendered.set(
       file,
-      GENERATED_HEADER + objects.map((object) => stringify(object, { lineWidth: 0, aliasDuplicateObjects: false })).join('---\n'),
+      GENERATED_HEADER +
+        objects
+          .map((object) => stringify(object, { lineWidth: 0, aliasDuplicateObjects: false }))
+          .join('---\n'),
     );
   }
   // `kubectl apply -k infra/k8s/<variant>`; kustomize's `images:` retags the two images.
