@@ -169,7 +169,7 @@ describe.each(VARIANT_NAMES)('infra/k8s/%s', (variant) => {
         livenessProbe: { httpGet: { path: '/health/live' } },
         readinessProbe: { httpGet: { path: '/health/ready' } },
         resources: {
-          requests: { cpu: expect.any(String), memory: '192Mi' },
+          requests: { cpu: expect.stringMatching(/^\d+m$/) as unknown, memory: '192Mi' },
           limits: { cpu: '1', memory: '256Mi' },
         },
       });

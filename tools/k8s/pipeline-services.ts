@@ -35,7 +35,7 @@ const PROD_CPU: Record<ServiceName, string> = {
 /** A mail relay reachable from the cluster; replace with yours. */
 const SMTP_URL = 'smtp://smtp-relay.mail:587';
 
-export const PIPELINE_SERVICES: readonly PipelineService[] = ServiceNames.map((service) => ({
+export const PIPELINE_SERVICES: readonly PipelineService[] = ServiceNames.map((service): PipelineService => ({
   service,
   name: `${service}-service`,
   port: PORTS[service],
