@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { DeadLetterHeaders } from '@pipeline/contracts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/processes';
@@ -54,6 +55,23 @@ describe('KafkaEventServer: inbox and consumption', () => {
       deduplicated: 2,
       deadLettered: 0,
     });
+  });
+
+  it('applies an event whose ce_id is an upper-case UUID once, and drops its lower-case redelivery', async () => {
+    bed = await createTestBed('inbox_case');
+    const server = await start(bed);
+    const upper = testEventMessage({ key: 'k1', seq: 1, id: randomUUID().toUpperCase() });
+    await bed.send([upper]);
+    await eventually(async () => ((await bed!.committed()).get(0) === 1 ? true : undefined), {
+      what: 'offset 1',
+    });
+    await bed.send([testEventMessage({ key: 'k1', seq: 1, id: upper.id.toLowerCase() })]);
+    await eventually(async () => ((await bed!.committed()).get(0) === 2 ? true : undefined), {
+      what: 'offset 2',
+    });
+    const effects = await bed.effectCounts();
+    expect([...effects.values()]).toEqual([1]);
+    expect(server.consumerStatus().counters).toMatchObject({ processed: 1, deduplicated: 1 });
   });
 
   it('skips and commits a declared event type the service has no handler for', async () => {

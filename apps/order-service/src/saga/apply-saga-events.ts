@@ -159,5 +159,6 @@ function toInput(batch: EventBatch, consumed: SagaEvent): Input {
   if (!isSagaEventType(type)) {
     throw batch.blame(consumed, new FatalError(`${type} is not a saga event`, { code: 'NOT_A_SAGA_EVENT' }));
   }
-  return { consumed, orderId: consumed.payload.orderId, type };
+  // Lower case, as Postgres prints the uuid it is matched with (the contract allows either).
+  return { consumed, orderId: consumed.payload.orderId.toLowerCase(), type };
 }

@@ -46,7 +46,8 @@ export class RefundPaymentWhenStockRejected {
     const byOrder = new Map(locked.map((payment) => [payment.order_id, payment]));
     const refunds: { event: ConsumedEvent<StockRejectedPayload>; payment: LockedPayment }[] = [];
     for (const event of events) {
-      const payment = byOrder.get(event.payload.orderId);
+      // Postgres prints uuids in lower case; the contract allows either.
+      const payment = byOrder.get(event.payload.orderId.toLowerCase());
       const decision = decideRefund(event.payload.orderId, payment?.status);
       if (decision.action === 'fail') throw new FatalError(decision.message, { code: decision.code });
       if (decision.action === 'none' || payment === undefined) continue;

@@ -104,8 +104,10 @@ async function transact(
       const fresh = await claim(sql, deps.consumer, events);
       const processed: PendingEvent[] = [];
       const duplicates: PendingEvent[] = [];
-      // delete(): the same event id twice in one batch is a duplicate too.
-      for (const event of events) (fresh.delete(event.metadata.id) ? processed : duplicates).push(event);
+      // delete(): the same event id twice in one batch is a duplicate too. Postgres prints a uuid in
+      // lower case; a ce_id may arrive in upper case (both are valid UUIDs).
+      for (const event of events)
+        (fresh.delete(event.metadata.id.toLowerCase()) ? processed : duplicates).push(event);
       const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
       for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
         const startedAt = performance.now();
