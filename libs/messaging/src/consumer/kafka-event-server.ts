@@ -50,6 +50,12 @@ export class KafkaEventServer
   private readonly lag: ConsumerLagReader;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
   private readonly handlers = new Map<string, TransactionHandler>();
+  /**
+   * The event handlers by type, read once from Nest's registry when consuming starts. Nest's own
+   * lookup (`getHandlerByPattern`) first tries to parse every pattern as JSON, and the exception
+   * it throws for a plain type was 6 % of a consumer's CPU when it ran per record.
+   */
+  private routes: ReadonlyMap<string, MessageHandler> = new Map();
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
   private unregisterLag: (() => void) | undefined;
 
@@ -179,20 +185,18 @@ export class KafkaEventServer
 
   private async start(): Promise<void> {
     this._status$.next('starting');
+    this.routes = new Map([...this.getHandlers()].filter(([, handler]) => handler.isEventHandler));
     await this.main.start();
     this.unregisterLag = beforeScrape(() => this.lag.refresh());
     this._status$.next('running');
-    const handled = [...this.getHandlers().entries()]
-      .filter(([, handler]) => handler.isEventHandler)
-      .map(([type]) => type);
+    const handled = [...this.routes.keys()];
     this.options.logger.log(
       `consuming ${this.options.topics.join(', ')} as ${this.options.groupId}; handling ${handled.join(', ') || 'nothing'}`,
     );
   }
 
   private nestHandlerFor(type: string): MessageHandler | null {
-    const handler = this.getHandlerByPattern(type);
-    return handler?.isEventHandler ? handler : null;
+    return this.routes.get(type) ?? null;
   }
 
   /** One TransactionHandler per handler method: the types of a multi-type method share it. */

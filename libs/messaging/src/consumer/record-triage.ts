@@ -1,6 +1,6 @@
 import { EventHeaders } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
-import { decodeEnvelope, headerValue, type EventMetadata } from '../envelope/event-envelope';
+import { decodeEnvelope, type EventMetadata } from '../envelope/event-envelope';
 import type { EventContracts } from './event-contracts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,7 +32,7 @@ export function triageRecord(
     return { kind: 'poison', reason: `event type "${metadata.type}" is not declared for topic "${topic}"` };
   }
   const expectedSchema = contracts.dataSchemaFor?.(metadata.type);
-  const dataSchema = headerValue(message.headers, EventHeaders.dataSchema);
+  const { dataSchema } = metadata;
   if (expectedSchema !== undefined && dataSchema !== undefined && dataSchema !== expectedSchema) {
     return {
       kind: 'poison',

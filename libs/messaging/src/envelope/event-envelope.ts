@@ -113,13 +113,15 @@ export type DecodedEnvelope =
  * dead-letters it at once.
  */
 export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undefined): DecodedEnvelope {
-  const missing = REQUIRED.filter((name) => !headerValue(headers, name));
+  // Every header is decoded once: this runs for every record a service reads.
+  const read = readHeaders(headers);
+  const missing = REQUIRED.filter((name) => !read[name]);
   if (missing.length > 0) return { ok: false, reason: `missing required headers: ${missing.join(', ')}` };
-  const specVersion = headerValue(headers, EventHeaders.specVersion);
+  const specVersion = read[EventHeaders.specVersion];
   if (specVersion !== CLOUD_EVENTS_SPEC_VERSION) {
     return { ok: false, reason: `unsupported ${EventHeaders.specVersion} "${specVersion}"` };
   }
-  const contentType = headerValue(headers, EventHeaders.contentType);
+  const contentType = read[EventHeaders.contentType];
   if (contentType !== undefined && !contentType.startsWith(JSON_CONTENT_TYPE)) {
     return { ok: false, reason: `unsupported content-type "${contentType}"` };
   }
@@ -134,23 +136,23 @@ export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undef
       };
     }
   }
-  const get = (name: string) => headerValue(headers, name);
-  const metadata: EventMetadata = {
-    id: get(EventHeaders.id)!,
-    type: get(EventHeaders.type)!,
-    source: get(EventHeaders.source)!,
-    time: get(EventHeaders.time)!,
-    correlationId: get(EventHeaders.correlationId)!,
-    ...optional('dataSchema', get(EventHeaders.dataSchema)),
-    ...optional('causationId', get(EventHeaders.causationId)),
-    ...optional('traceparent', get(EventHeaders.traceparent)),
-    ...optional('tracestate', get(EventHeaders.tracestate)),
+  const metadata: { -readonly [K in keyof EventMetadata]: EventMetadata[K] } = {
+    id: read[EventHeaders.id]!,
+    type: read[EventHeaders.type]!,
+    source: read[EventHeaders.source]!,
+    time: read[EventHeaders.time]!,
+    correlationId: read[EventHeaders.correlationId]!,
   };
+  const dataSchema = read[EventHeaders.dataSchema];
+  const causationId = read[EventHeaders.causationId];
+  const traceparent = read[EventHeaders.traceparent];
+  const tracestate = read[EventHeaders.tracestate];
+  if (dataSchema !== undefined) metadata.dataSchema = dataSchema;
+  if (causationId !== undefined) metadata.causationId = causationId;
+  if (traceparent !== undefined) metadata.traceparent = traceparent;
+  if (tracestate !== undefined) metadata.tracestate = tracestate;
   if (Number.isNaN(Date.parse(metadata.time))) {
     return { ok: false, reason: `${EventHeaders.time} "${metadata.time}" is not an ISO-8601 time` };
   }
   return { ok: true, metadata, payload };
 }
-
-const optional = <K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> =>
-  value === undefined ? {} : ({ [key]: value } as Record<K, string>);
