@@ -1,8 +1,12 @@
 /**
- * Guards patches/kafkajs+2.2.4.patch: kafkajs 2.2.4's RequestQueue re-armed a negative (so 1 ms)
- * timer after every check even when nothing was pending, a busy loop on every idle broker
- * connection (kafkajs #1556, #1704, #1751). The patched queue arms a timer only while requests
- * wait, and still sends them once the throttle ends or an in-flight slot frees.
+ * Guards patches/kafkajs+2.2.4.patch. kafkajs 2.2.4's RequestQueue kept two timers going on every
+ * broker connection, idle or not:
+ * - it re-armed a negative (so 1 ms) timer after every check even when nothing was pending, a
+ *   busy loop (kafkajs #1556, #1704, #1751). The patched queue arms it only while requests wait,
+ *   and still sends them once the throttle ends or an in-flight slot frees;
+ * - it checked for timed-out requests every 100 ms from connect to close. The patched queue runs
+ *   that check only while a request is in flight, once a second (a 30 s request timeout is
+ *   enforced at most a second late), and still times out a request that gets no answer.
  *
  * Drives kafkajs's internal RequestQueue directly, with fake timers: no broker needed.
  */
@@ -24,6 +28,7 @@ interface PushedRequest {
 
 interface RequestQueue {
   push(request: PushedRequest): void;
+  scheduleRequestTimeoutCheck(): void;
   maybeThrottle(clientSideThrottleTimeMs: number | null): void;
   fulfillRequest(response: { correlationId: number; payload: Buffer; size: number }): void;
   destroy(): void;
@@ -33,6 +38,7 @@ type RequestQueueConstructor = new (options: {
   maxInFlightRequests: number | null;
   requestTimeout: number;
   enforceRequestTimeout: boolean;
+  isConnected?: () => boolean;
   clientId: string;
   broker: string;
   logger: Record<'debug' | 'info' | 'warn' | 'error', () => void>;
@@ -43,11 +49,12 @@ const RequestQueue = createRequire(__filename)('kafkajs/src/network/requestQueue
 
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-function newQueue(maxInFlightRequests: number | null = null): RequestQueue {
+function newQueue(maxInFlightRequests: number | null = null, enforceRequestTimeout = false): RequestQueue {
   return new RequestQueue({
     maxInFlightRequests,
-    requestTimeout: 30_000,
-    enforceRequestTimeout: false,
+    requestTimeout: 5_000,
+    enforceRequestTimeout,
+    isConnected: () => true,
     clientId: 'request-queue-spec',
     broker: '127.0.0.1:9092',
     logger: silent,
@@ -55,8 +62,8 @@ function newQueue(maxInFlightRequests: number | null = null): RequestQueue {
 }
 
 /** A request whose `sent` flag tells whether the queue handed it to the socket. */
-function request(correlationId: number): PushedRequest & { sent: boolean } {
-  const pushed = {
+function request(correlationId: number): PushedRequest & { sent: boolean; rejected?: unknown } {
+  const pushed: PushedRequest & { sent: boolean; rejected?: unknown } = {
     sent: false,
     entry: {
       correlationId,
@@ -64,7 +71,9 @@ function request(correlationId: number): PushedRequest & { sent: boolean } {
       apiName: 'Fetch',
       apiVersion: 11,
       resolve: () => {},
-      reject: () => {},
+      reject: (error: unknown) => {
+        pushed.rejected = error;
+      },
     },
     expectResponse: true,
     sendRequest: () => {
@@ -137,5 +146,41 @@ describe('kafkajs RequestQueue (patched)', () => {
     fulfil(queue, 2);
     vi.advanceTimersByTime(1_000);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  describe('request timeouts (enforceRequestTimeout)', () => {
+    it('runs no timeout check on a connected queue with nothing in flight', () => {
+      queue = newQueue(null, true);
+      queue.scheduleRequestTimeoutCheck();
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('checks while a request is in flight, and stops once it is answered', () => {
+      queue = newQueue(null, true);
+      queue.scheduleRequestTimeoutCheck();
+      const first = request(1);
+      queue.push(first);
+      expect(vi.getTimerCount()).toBe(1);
+
+      fulfil(queue, 1);
+      vi.advanceTimersByTime(1_000);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(first.rejected).toBeUndefined();
+    });
+
+    it('still times out a request that gets no answer, at most a second late', () => {
+      queue = newQueue(null, true);
+      queue.scheduleRequestTimeoutCheck();
+      const unanswered = request(1);
+      queue.push(unanswered);
+
+      vi.advanceTimersByTime(5_000);
+      expect(unanswered.rejected).toBeUndefined();
+      vi.advanceTimersByTime(1_000);
+      expect(unanswered.rejected).toBeInstanceOf(Error);
+      expect((unanswered.rejected as Error).name).toBe('KafkaJSRequestTimeoutError');
+      vi.advanceTimersByTime(1_000);
+      expect(vi.getTimerCount()).toBe(0);
+    });
   });
 });
