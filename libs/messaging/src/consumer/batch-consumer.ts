@@ -220,6 +220,7 @@ export class BatchConsumer {
   ): Promise<void> {
     const letters: DeadLetter[] = failures.map((failure) => this.letterOf(failure));
     const offsets: { topic: string; partitions: { partition: number; offset: string }[] }[] = [];
+    const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
       const { topic } = payload.batch;
@@ -235,7 +236,7 @@ export class BatchConsumer {
         partition.next += 1;
       }
       if (last === undefined) continue;
-      payload.resolveOffset(last);
+      resolvable.push({ payload, last });
       offsets.push({
         topic,
         partitions: [{ partition: payload.batch.partition, offset: (BigInt(last) + 1n).toString() }],
@@ -246,6 +247,9 @@ export class BatchConsumer {
     );
     await this.deps.deadLetters.send(letters);
     this.deps.counters.deadLettered += letters.length;
+    // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
+    // offset when a batch fails, so a failed send resolved before would skip its poison records.
+    for (const { payload, last } of resolvable) payload.resolveOffset(last);
     if (offsets.length > 0) await work[0]!.payload.commitOffsetsIfNecessary({ topics: offsets });
     try {
       this.countDeadLetters(letters);

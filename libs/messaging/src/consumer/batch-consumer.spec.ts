@@ -1,0 +1,79 @@
+import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import { describe, expect, it, vi } from 'vitest';
+import { BatchConsumer } from './batch-consumer';
+import { emptyCounters } from './consumer-stats';
+import type { DeadLetterPublisher } from './dead-letter';
+import type { EventContracts } from './event-contracts';
+
+/** Bytes without CloudEvents headers: poison, dead-lettered at once and never transacted. */
+const poison = (offset: string): KafkaMessage => ({
+  key: Buffer.from('k'),
+  value: Buffer.from([0xde, 0xad]),
+  timestamp: '0',
+  attributes: 0,
+  offset,
+  headers: {},
+});
+
+function consumerWith(send: DeadLetterPublisher['send']) {
+  const transact = vi.fn(() => Promise.resolve());
+  const consumer = new BatchConsumer({
+    contracts: {} as EventContracts,
+    deadLetters: { send } as unknown as DeadLetterPublisher,
+    deadLetterTopic: 'orders.dead-letter',
+    counters: emptyCounters(),
+    logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
+    retry: { attempts: 3, initialBackoffMs: 10, maxBackoffMs: 100 },
+    heartbeatIntervalMs: 60_000,
+    maxEventsPerTransaction: 500,
+    lingerMs: 0,
+    hasHandler: () => true,
+    transact,
+    pausePartition: () => undefined,
+  });
+  return { consumer, transact };
+}
+
+function payloadOf(messages: KafkaMessage[]) {
+  const payload = {
+    batch: { topic: 'orders', partition: 0, messages },
+    resolveOffset: vi.fn(),
+    commitOffsetsIfNecessary: vi.fn(() => Promise.resolve()),
+    heartbeat: vi.fn(() => Promise.resolve()),
+    isRunning: () => true,
+    isStale: () => false,
+  };
+  return { payload, asKafkajs: payload as unknown as EachBatchPayload };
+}
+
+describe('BatchConsumer: poison records and offsets', () => {
+  it('resolves and commits past a poison record only after its dead letter was sent', async () => {
+    const send = vi.fn(() => Promise.resolve());
+    const { consumer, transact } = consumerWith(send);
+    const { payload, asKafkajs } = payloadOf([poison('7')]);
+
+    await consumer.eachBatch(asKafkajs);
+
+    expect(transact).not.toHaveBeenCalled();
+    expect(send).toHaveBeenCalledTimes(1);
+    expect(payload.resolveOffset).toHaveBeenCalledWith('7');
+    expect(send.mock.invocationCallOrder[0]!).toBeLessThan(
+      payload.resolveOffset.mock.invocationCallOrder[0]!,
+    );
+    expect(payload.commitOffsetsIfNecessary).toHaveBeenCalledWith({
+      topics: [{ topic: 'orders', partitions: [{ partition: 0, offset: '8' }] }],
+    });
+  });
+
+  it('leaves the offset where it was when the dead letter cannot be sent, so the record is fetched again', async () => {
+    const send = vi.fn(() => Promise.reject(new Error('broker unavailable')));
+    const { consumer } = consumerWith(send);
+    const { payload, asKafkajs } = payloadOf([poison('7')]);
+
+    await expect(consumer.eachBatch(asKafkajs)).rejects.toThrow('broker unavailable');
+
+    // kafkajs fetches again from the resolved offset when a batch fails: it must not be past 7.
+    expect(payload.resolveOffset).not.toHaveBeenCalled();
+    expect(payload.commitOffsetsIfNecessary).not.toHaveBeenCalled();
+  });
+});
