@@ -5,14 +5,35 @@ import { resolve } from 'node:path';
 
 export const REPO_ROOT = resolve(__dirname, '../..');
 
+/**
+ * Ports for the servers a test starts. Not from the kernel's ephemeral range (a port it handed
+ * out, closed and handed to us could be taken again by any outgoing connection, or by another
+ * test file asking at the same moment, before the server binds it: a fault run saw a service fail
+ * with EADDRINUSE while its readiness probe reached someone else's server). Each vitest worker
+ * takes ports from its own block below that range, each once, and skips any in use.
+ */
+const PORT_BLOCK = 400;
+const FIRST_PORT = 20_000 + (Number(process.env['VITEST_POOL_ID'] ?? 0) % 30) * PORT_BLOCK;
+let nextPort = FIRST_PORT;
+
 export async function freePort(): Promise<number> {
+  while (nextPort < FIRST_PORT + PORT_BLOCK) {
+    const port = nextPort++;
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free TCP port left in ${FIRST_PORT}-${FIRST_PORT + PORT_BLOCK - 1}`);
+}
+
+/** Whether a server could bind `port` on every interface, as the services do. */
+async function canListen(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('no TCP port');
-  return address.port;
+  server.listen(port, '0.0.0.0');
+  const bound = await Promise.race([
+    once(server, 'listening').then(() => true),
+    once(server, 'error').then(() => false),
+  ]);
+  if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
+  return bound;
 }
 
 export interface RunningProcess {
