@@ -219,7 +219,6 @@ export class BatchConsumer {
     failures: readonly Failure<PendingEvent>[],
   ): Promise<void> {
     const letters: DeadLetter[] = failures.map((failure) => this.letterOf(failure));
-    const offsets: { topic: string; partitions: { partition: number; offset: string }[] }[] = [];
     const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
@@ -235,12 +234,7 @@ export class BatchConsumer {
         last = offset;
         partition.next += 1;
       }
-      if (last === undefined) continue;
-      resolvable.push({ payload, last });
-      offsets.push({
-        topic,
-        partitions: [{ partition: payload.batch.partition, offset: (BigInt(last) + 1n).toString() }],
-      });
+      if (last !== undefined) resolvable.push({ payload, last });
     }
     letters.sort(
       (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
@@ -250,6 +244,10 @@ export class BatchConsumer {
     // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
     // offset when a batch fails, so a failed send resolved before would skip its poison records.
     for (const { payload, last } of resolvable) payload.resolveOffset(last);
+    const offsets = resolvable.map(({ payload: { batch }, last }) => ({
+      topic: batch.topic,
+      partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
+    }));
     if (offsets.length > 0) await work[0]!.payload.commitOffsetsIfNecessary({ topics: offsets });
     try {
       this.countDeadLetters(letters);
