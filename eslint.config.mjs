@@ -3,8 +3,8 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
-/** Module boundaries: services never import each other, libraries never import apps. */
-const serviceScopes = ['order', 'payment', 'inventory', 'email', 'analytics'];
+/** Module boundaries: services (and the console) never import each other, libraries never import apps. */
+const serviceScopes = ['order', 'payment', 'inventory', 'email', 'analytics', 'console'];
 const depConstraints = [
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:lib'] },

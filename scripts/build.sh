@@ -7,5 +7,7 @@ cd "$(dirname "$0")/.."
 # tests/ holds fixtures that tests run as child processes; the Docker build context has no tests/.
 sources=(apps libs tools)
 [ -d tests ] && sources+=(tests)
-npx swc "${sources[@]}" -d dist --ignore '**/*.spec.ts' --quiet
+npx swc "${sources[@]}" -d dist --ignore '**/*.spec.ts' --ignore 'apps/console/public/**' --quiet
+# The console's stylesheet and script go to the browser as written: copied, not compiled.
+mkdir -p dist/apps/console/public && cp apps/console/public/* dist/apps/console/public/
 echo "[build] compiled to dist/ ($(find dist -name '*.js' | wc -l) files)"

@@ -1,41 +1,10 @@
-// Reading a service's `GET /metrics` (Prometheus text format 0.0.4) the way Prometheus would.
+// Reading a service's `GET /metrics` in tests; the parser is the one the console uses.
+import { parseMetrics, type Sample } from '@pipeline/observability';
 
-export interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-const SAMPLE = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/;
-const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-
-export function parseMetrics(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const match = SAMPLE.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) {
-      labels[name!] = value!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
-    }
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
+export { parseMetrics, series, sum, type Sample } from '@pipeline/observability';
 
 export async function scrape(baseUrl: string): Promise<Sample[]> {
   const response = await fetch(`${baseUrl}/metrics`);
   if (!response.ok) throw new Error(`GET ${baseUrl}/metrics answered ${response.status}`);
   return parseMetrics(await response.text());
 }
-
-/** Sum of the samples of `name` whose labels include `match`. */
-export function sum(samples: readonly Sample[], name: string, match: Record<string, string> = {}): number {
-  return samples
-    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
-    .reduce((total, s) => total + s.value, 0);
-}
-
-export const series = (samples: readonly Sample[], name: string): Sample[] =>
-  samples.filter((s) => s.name === name);

@@ -1,10 +1,16 @@
-import type { DeadLetterRecord } from './dead-letter-record';
+import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
 
 /** Every given criterion must hold; a record without a valid `failed_at` fails any time bound. */
 export interface DeadLetterFilter {
   /** `ce_id` values. */
   readonly eventIds?: readonly string[];
   readonly originalTopic?: string;
+  /** `ce_type`. */
+  readonly eventType?: string;
+  /** A case-insensitive substring of the `error` header. */
+  readonly errorContains?: string;
+  /** Dead-letter positions, `<topic>/<partition>/<offset>` (deadLetterPosition). */
+  readonly positions?: readonly string[];
   /** Inclusive lower bound on `failed_at`. */
   readonly since?: Date;
   /** Exclusive upper bound on `failed_at`. */
@@ -16,12 +22,17 @@ export function filterDeadLetters(
   filter: DeadLetterFilter,
 ): DeadLetterRecord[] {
   const ids = filter.eventIds && filter.eventIds.length > 0 ? new Set(filter.eventIds) : undefined;
+  const positions = filter.positions && filter.positions.length > 0 ? new Set(filter.positions) : undefined;
+  const error = filter.errorContains?.toLowerCase();
   const since = filter.since?.getTime();
   const until = filter.until?.getTime();
   return records.filter(
     (record) =>
       (ids === undefined || (record.eventId !== undefined && ids.has(record.eventId))) &&
+      (positions === undefined || positions.has(deadLetterPosition(record))) &&
       (filter.originalTopic === undefined || record.originalTopic === filter.originalTopic) &&
+      (filter.eventType === undefined || record.eventType === filter.eventType) &&
+      (error === undefined || (record.error ?? '').toLowerCase().includes(error)) &&
       (since === undefined || (record.failedAtMs !== undefined && record.failedAtMs >= since)) &&
       (until === undefined || (record.failedAtMs !== undefined && record.failedAtMs < until)),
   );

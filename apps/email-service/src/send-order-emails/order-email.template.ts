@@ -1,5 +1,6 @@
 import type { OutgoingEmail } from '../mail/mail-sender';
 import {
+  emailMessageIdFor,
   lineTotal,
   normaliseAmount,
   type OrderCancellationReason,
@@ -15,8 +16,8 @@ export interface OrderSummary {
   readonly currency: string;
 }
 
-/** Derived from the event id: the same event always yields the same Message-ID. */
-export const messageIdFor = (eventId: string): string => `<${eventId}@order-pipeline.local>`;
+/** Derived from the event id (the contract's emailMessageIdFor). */
+export const messageIdFor = emailMessageIdFor;
 
 const REASONS: Readonly<Record<OrderCancellationReason, string>> = {
   payment_declined: 'your payment was declined, so nothing was charged',

@@ -1,0 +1,68 @@
+// The console's only script: live rows from server-sent events, and fragments that refresh
+// themselves (data-refresh-url). Every page works without it, only less live.
+'use strict';
+
+function liveOrders(table) {
+  const body = table.tBodies[0];
+  const max = Number(table.dataset.maxRows || 50);
+  const source = new EventSource(table.dataset.stream);
+  source.addEventListener('orders', (message) => {
+    for (const row of JSON.parse(message.data)) {
+      const template = document.createElement('template');
+      template.innerHTML = row.html.trim();
+      const fresh = template.content.firstElementChild;
+      const existing = document.getElementById('order-' + row.id);
+      if (existing) existing.replaceWith(fresh);
+      else body.prepend(fresh);
+    }
+    while (body.rows.length > max) body.deleteRow(body.rows.length - 1);
+  });
+}
+
+function refreshing(element) {
+  const url = element.dataset.refreshUrl;
+  const every = Number(element.dataset.refreshMs || 2000);
+  const tick = async () => {
+    try {
+      const response = await fetch(url, { headers: { accept: 'text/html' } });
+      if (response.ok) element.innerHTML = await response.text();
+    } catch {
+      // The console restarting: try again at the next tick.
+    }
+    setTimeout(tick, every);
+  };
+  setTimeout(tick, every);
+}
+
+// A form marked data-async posts in the background, so the live list keeps streaming; its answer
+// (or the reason it was refused) goes to the element named by data-result.
+function asyncForm(form) {
+  const result = document.getElementById(form.dataset.result);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    result.textContent = 'Sending…';
+    try {
+      const response = await fetch(form.action, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+        body: new URLSearchParams(new FormData(form)),
+      });
+      const answer = await response.json();
+      if (!response.ok) {
+        result.textContent = 'Refused (' + response.status + '): ' + (answer.reason || answer.error);
+        return;
+      }
+      result.textContent = '';
+      const link = document.createElement('a');
+      link.href = '/orders/' + answer.orderId;
+      link.textContent = answer.orderId;
+      result.append('Placed order ', link, ' (' + answer.outcome + ').');
+    } catch (error) {
+      result.textContent = 'Failed: ' + error.message;
+    }
+  });
+}
+
+document.querySelectorAll('table[data-stream]').forEach(liveOrders);
+document.querySelectorAll('form[data-async]').forEach(asyncForm);
+document.querySelectorAll('[data-refresh-url]').forEach(refreshing);

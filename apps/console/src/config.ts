@@ -1,0 +1,116 @@
+import { ServiceNames, type ServiceName } from '@pipeline/contracts';
+import { parseBrokerList } from '@pipeline/messaging';
+import { z } from 'zod';
+
+const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
+  order: 3000,
+  payment: 3001,
+  inventory: 3002,
+  email: 3003,
+  analytics: 3004,
+};
+
+const urlList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value) =>
+      value
+        .split(',')
+        .map((url) => url.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
+    )
+    .refine((urls) => urls.length > 0 && urls.every((url) => /^https?:\/\/[^\s/]+$/.test(url)), {
+      message: 'must be a comma-separated list of http(s)://host:port base URLs',
+    });
+
+const baseUrl = (fallback?: string) => {
+  const text = fallback === undefined ? z.string() : z.string().default(fallback);
+  return text
+    .transform((url) => url.trim().replace(/\/+$/, ''))
+    .refine((url) => /^https?:\/\/[^\s]+$/.test(url), { message: 'must be an http(s) URL' });
+};
+
+const serviceUrlFields = Object.fromEntries(
+  ServiceNames.map((name) => [
+    `${name.toUpperCase()}_SERVICE_URL`,
+    urlList(`http://127.0.0.1:${DEFAULT_PORTS[name]}`),
+  ]),
+) as Record<`${Uppercase<ServiceName>}_SERVICE_URL`, ReturnType<typeof urlList>>;
+
+/** The console's environment, validated once at start-up. */
+export const consoleConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(1).max(65_535).default(3005),
+    /** Loopback unless configured otherwise: the console can redrive and reset offsets. */
+    HOST: z.string().min(1).default('127.0.0.1'),
+    /** Enables the actions that change something; without it the console is read-only. */
+    CONSOLE_TOKEN: z
+      .string()
+      .optional()
+      .transform((token) => (token === undefined || token === '' ? undefined : token))
+      .refine((token) => token === undefined || token.length >= 8, {
+        message: 'must be at least 8 characters (or unset for a read-only console)',
+      }),
+    KAFKA_BROKERS: z
+      .string()
+      .default('127.0.0.1:9092')
+      .transform(parseBrokerList)
+      .refine((brokers) => brokers.length > 0 && brokers.every((b) => /^[^\s:]+:\d+$/.test(b)), {
+        message: 'must be a comma-separated list of host:port',
+      }),
+    KAFKA_TOPIC_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]*$/, { message: 'may contain only letters, digits, ".", "_" and "-"' })
+      .default(''),
+    CONSOLE_CONSUMER_GROUP: z.string().min(1).default('console'),
+    /** How far back the live flow reads when the console starts, and how long it keeps orders. */
+    CONSOLE_HISTORY_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60_000),
+    /** Upper bound of orders kept in memory for the live list and the journeys. */
+    CONSOLE_MAX_ORDERS: z.coerce.number().int().positive().default(5_000),
+    MAIL_UI_URL: baseUrl('http://127.0.0.1:1080'),
+    /** The mail UI as the browser reaches it (differs from MAIL_UI_URL inside Docker). */
+    MAIL_UI_PUBLIC_URL: baseUrl().optional(),
+    TRACE_UI_URL: baseUrl('http://127.0.0.1:9411'),
+    TRACE_UI_PUBLIC_URL: baseUrl().optional(),
+    TRACE_UI_KIND: z.enum(['zipkin', 'jaeger']).default('zipkin'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    ...serviceUrlFields,
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    token: env.CONSOLE_TOKEN,
+    kafka: {
+      brokers: env.KAFKA_BROKERS,
+      topicPrefix: env.KAFKA_TOPIC_PREFIX,
+      group: env.CONSOLE_CONSUMER_GROUP,
+    },
+    historyMs: env.CONSOLE_HISTORY_MS,
+    maxOrders: env.CONSOLE_MAX_ORDERS,
+    /** Base URLs of every instance of each service, the first one answering API calls. */
+    services: Object.fromEntries(
+      ServiceNames.map((name) => [name, env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_URL`]]),
+    ) as Record<ServiceName, string[]>,
+    mail: { apiUrl: env.MAIL_UI_URL, publicUrl: env.MAIL_UI_PUBLIC_URL ?? env.MAIL_UI_URL },
+    traces: {
+      kind: env.TRACE_UI_KIND,
+      apiUrl: env.TRACE_UI_URL,
+      publicUrl: env.TRACE_UI_PUBLIC_URL ?? env.TRACE_UI_URL,
+    },
+    logLevel: env.LOG_LEVEL,
+  }));
+
+export type ConsoleConfig = z.output<typeof consoleConfigSchema>;
+
+/** Validates the environment; names every invalid variable. */
+export function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): ConsoleConfig {
+  const parsed = consoleConfigSchema.safeParse(env);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  throw new Error(`invalid console configuration:\n${problems.join('\n')}`);
+}

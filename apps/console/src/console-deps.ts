@@ -1,0 +1,18 @@
+import type { Admin, Kafka } from 'kafkajs';
+import type { ConsoleConfig } from './config';
+import type { OrderStore } from './flow/order-store';
+import type { ServiceMetrics } from './flow/service-metrics';
+import type { Access } from './http/access';
+import type { OrderApi } from './http/order-api';
+
+/** What the pages read from and act on: built once in main.ts. */
+export interface ConsoleDeps {
+  readonly config: ConsoleConfig;
+  readonly access: Access;
+  readonly kafka: Kafka;
+  /** One connected admin client, shared by the topic and group pages. */
+  readonly admin: Admin;
+  readonly store: OrderStore;
+  readonly metrics: ServiceMetrics;
+  readonly orderApi: OrderApi;
+}

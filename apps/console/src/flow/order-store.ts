@@ -1,0 +1,179 @@
+/** One saga event as the console read it from the log. */
+export interface FeedEvent {
+  /** The contract topic name (without a test prefix). */
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly id: string;
+  readonly type: string;
+  /** The producing service (`ce_source`). */
+  readonly source: string;
+  readonly time: string;
+  /** The order id on the saga topics. */
+  readonly correlationId: string;
+  readonly causationId: string | undefined;
+  readonly traceparent: string | undefined;
+  readonly payload: unknown;
+}
+
+export type OrderStatus = 'PENDING' | 'CONFIRMED' | 'CANCELLED';
+
+export interface OrderEntry {
+  readonly orderId: string;
+  status: OrderStatus;
+  reason: string | undefined;
+  customerId: string | undefined;
+  total: string | undefined;
+  currency: string | undefined;
+  /** The first event's time: the order.placed event's, once seen. */
+  firstSeen: string;
+  updated: string;
+  readonly events: FeedEvent[];
+}
+
+type Listener = (changed: readonly OrderEntry[]) => void;
+
+const field = (payload: unknown, name: string): string | undefined => {
+  if (typeof payload !== 'object' || payload === null) return undefined;
+  const value = (payload as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+/**
+ * The orders the live flow shows, in memory and bounded: the oldest are dropped beyond
+ * `maxOrders`. Changes reach listeners coalesced, at most every `flushMs`, so a load test does
+ * not push one message per event to every browser.
+ */
+export class OrderStore {
+  private readonly byId = new Map<string, OrderEntry>();
+  private readonly seen = new Set<string>();
+  private readonly listeners = new Set<Listener>();
+  private pending = new Map<string, OrderEntry>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly maxOrders: number,
+    private readonly flushMs = 250,
+  ) {}
+
+  add(event: FeedEvent): void {
+    // A redelivered record (the console's own group rebalanced) is the same event: once.
+    const position = `${event.topic}/${event.partition}/${event.offset}`;
+    if (this.seen.has(position)) return;
+    const orderId = event.correlationId.toLowerCase();
+    let entry = this.byId.get(orderId);
+    if (entry === undefined) {
+      entry = {
+        orderId,
+        status: 'PENDING',
+        reason: undefined,
+        customerId: undefined,
+        total: undefined,
+        currency: undefined,
+        firstSeen: event.time,
+        updated: event.time,
+        events: [],
+      };
+      this.byId.set(orderId, entry);
+      this.evict();
+    }
+    this.seen.add(position);
+    entry.events.push(event);
+    applyEvent(entry, event);
+    this.pending.set(orderId, entry);
+    this.timer ??= setTimeout(() => this.flush(), this.flushMs);
+  }
+
+  get(orderId: string): OrderEntry | undefined {
+    return this.byId.get(orderId.toLowerCase());
+  }
+
+  /** The most recent orders first. */
+  recent(limit: number): OrderEntry[] {
+    return [...this.byId.values()].sort((a, b) => b.firstSeen.localeCompare(a.firstSeen)).slice(0, limit);
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.listeners.clear();
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const changed = [...this.pending.values()];
+    this.pending = new Map();
+    for (const listener of this.listeners) listener(changed);
+  }
+
+  private evict(): void {
+    while (this.byId.size > this.maxOrders) {
+      const [oldest] = this.byId.values();
+      if (oldest === undefined) return;
+      this.byId.delete(oldest.orderId);
+      for (const event of oldest.events)
+        this.seen.delete(`${event.topic}/${event.partition}/${event.offset}`);
+    }
+  }
+}
+
+function applyEvent(entry: OrderEntry, event: FeedEvent): void {
+  if (event.time > entry.updated) entry.updated = event.time;
+  if (event.type === 'order.placed') {
+    entry.firstSeen = event.time;
+    entry.customerId = field(event.payload, 'customerId');
+    entry.total = field(event.payload, 'total');
+    entry.currency = field(event.payload, 'currency');
+  } else if (event.type === 'order.confirmed') {
+    entry.status = 'CONFIRMED';
+  } else if (event.type === 'order.cancelled') {
+    entry.status = 'CANCELLED';
+    entry.reason = field(event.payload, 'reason');
+  }
+}
+
+/**
+ * The events of one order in causal order: an event comes after the event that caused it
+ * (`causation_id`); events with no known cause, and siblings, go by event time, then position.
+ */
+export function causalOrder(events: readonly FeedEvent[]): FeedEvent[] {
+  const byTime = [...events].sort(
+    (a, b) =>
+      a.time.localeCompare(b.time) ||
+      a.topic.localeCompare(b.topic) ||
+      a.partition - b.partition ||
+      Number(BigInt(a.offset) - BigInt(b.offset)),
+  );
+  const ids = new Set(byTime.map((event) => event.id));
+  const children = new Map<string, FeedEvent[]>();
+  const roots: FeedEvent[] = [];
+  for (const event of byTime) {
+    if (event.causationId !== undefined && ids.has(event.causationId) && event.causationId !== event.id) {
+      const list = children.get(event.causationId) ?? [];
+      list.push(event);
+      children.set(event.causationId, list);
+    } else roots.push(event);
+  }
+  // Depth-first would put a whole branch before a sibling's; a merge by time keeps the reading
+  // chronological while never placing an effect before its cause.
+  const ordered: FeedEvent[] = [];
+  const ready = [...roots];
+  const placed = new Set<string>();
+  while (ready.length > 0) {
+    ready.sort((a, b) => byTime.indexOf(a) - byTime.indexOf(b));
+    const next = ready.shift()!;
+    if (placed.has(next.id + next.offset + next.topic)) continue;
+    placed.add(next.id + next.offset + next.topic);
+    ordered.push(next);
+    ready.push(...(children.get(next.id) ?? []));
+  }
+  return ordered;
+}

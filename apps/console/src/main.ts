@@ -1,0 +1,69 @@
+import { createKafka } from '@pipeline/messaging';
+import { logLevel } from 'kafkajs';
+import { buildConsole } from './app';
+import { loadConsoleConfig } from './config';
+import { OrderFeed } from './flow/order-feed';
+import { OrderStore } from './flow/order-store';
+import { ServiceMetrics } from './flow/service-metrics';
+import { Access } from './http/access';
+import { OrderApi } from './http/order-api';
+
+async function main(): Promise<void> {
+  const config = loadConsoleConfig();
+  const kafka = createKafka(
+    { brokers: config.kafka.brokers, clientId: 'console' },
+    { logLevel: logLevel.ERROR },
+  );
+  const admin = kafka.admin();
+  await admin.connect();
+  const store = new OrderStore(config.maxOrders);
+  const deps = {
+    config,
+    access: new Access(config.token),
+    kafka,
+    admin,
+    store,
+    metrics: new ServiceMetrics(config.services),
+    orderApi: new OrderApi(config.services.order[0]!),
+  };
+  const app = await buildConsole(deps);
+  const feed = new OrderFeed(
+    kafka,
+    store,
+    { prefix: config.kafka.topicPrefix, group: config.kafka.group, historyMs: config.historyMs },
+    {
+      warn: (message) => app.log.warn(message),
+      info: (message) => app.log.info(message),
+    },
+  );
+  await app.listen({ port: config.port, host: config.host });
+  // In the background: the pages work while the live flow waits for its topics.
+  const following = feed.startWhenReady().catch((error: unknown) => {
+    app.log.error({ err: error }, 'the live flow stopped: restart the console');
+  });
+  app.log.info(
+    `console on http://${config.host}:${config.port} (${config.token === undefined ? 'read-only: no CONSOLE_TOKEN' : 'actions enabled with CONSOLE_TOKEN'})`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info(`${signal}: stopping`);
+    await app.close();
+    store.close();
+    await feed.stop();
+    await following;
+    await admin.disconnect();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `console failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

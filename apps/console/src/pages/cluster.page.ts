@@ -1,0 +1,212 @@
+import type { FastifyInstance } from 'fastify';
+import type { ConsoleDeps } from '../console-deps';
+import {
+  describeGroups,
+  describeTopics,
+  GroupNotEmptyError,
+  listGroupIds,
+  resetGroupToEarliest,
+  type GroupView,
+  type TopicView,
+} from '../cluster/cluster-view';
+import { registerAction } from '../http/actions';
+import { html, type SafeHtml } from './html';
+import { actionButton, csrfField, layout } from './layout';
+
+function topicsTable(topics: readonly TopicView[]): SafeHtml {
+  const rows = topics.flatMap((topic) =>
+    topic.partitions.map(
+      (p, index) =>
+        html`<tr data-topic="${topic.name}" data-partition="${p.partition}">
+          ${
+            index === 0
+              ? html`<th scope="rowgroup" rowspan="${topic.partitions.length}">
+                  ${topic.name}<br /><small>${topic.cleanupPolicy}, retention.ms ${topic.retentionMs}</small>
+                </th>`
+              : ''
+          }
+          <td class="num">${p.partition}</td>
+          <td class="num" data-field="low">${p.low}</td>
+          <td class="num" data-field="high">${p.high}</td>
+          <td class="num">${p.leader}</td>
+          <td>${p.replicas.join(', ')}</td>
+          <td>${p.isr.join(', ')}</td>
+        </tr>`,
+    ),
+  );
+  return html`<table id="topics">
+    <thead>
+      <tr>
+        <th scope="col">Topic (cleanup policy)</th>
+        <th scope="col">Partition</th>
+        <th scope="col">Low watermark</th>
+        <th scope="col">High watermark</th>
+        <th scope="col">Leader</th>
+        <th scope="col">Replicas</th>
+        <th scope="col">In sync</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
+export function groupSection(group: GroupView, resetLink = true): SafeHtml {
+  const short = (memberId: string | undefined) => (memberId === undefined ? '–' : memberId.slice(-12));
+  const members = group.members.map(
+    (m) =>
+      html`<li data-member="${m.memberId}">
+        <code>${m.clientId}</code> on ${m.host} <small>(${short(m.memberId)})</small>:
+        ${m.assignment.length === 0 ? 'no partitions' : m.assignment.map((a) => html`<span class="assignment">${a.topic} [${a.partitions.join(', ')}]</span> `)}
+      </li>`,
+  );
+  const rows = group.offsets.map(
+    (o) =>
+      html`<tr data-topic="${o.topic}" data-partition="${o.partition}">
+        <td>${o.topic}</td>
+        <td class="num">${o.partition}</td>
+        <td class="num">${o.committed === '-1' ? '–' : o.committed}</td>
+        <td class="num">${o.high}</td>
+        <td class="num" data-field="lag">${o.lag}</td>
+        <td><small>${short(o.memberId)}</small></td>
+      </tr>`,
+  );
+  return html`<section class="group" data-group="${group.groupId}" aria-labelledby="group-${group.groupId}">
+    <h2 id="group-${group.groupId}">${group.groupId}</h2>
+    <p>
+      <span data-field="state">${group.state}</span> ·
+      <span data-field="members">${group.members.length}</span> member${group.members.length === 1 ? '' : 's'}
+      · total lag
+      <span data-field="total-lag">${group.totalLag}</span>
+      ${resetLink ? html` · <a href="/groups/${encodeURIComponent(group.groupId)}/reset">reset to earliest…</a>` : ''}
+    </p>
+    ${
+      members.length > 0
+        ? html`<ul class="members">
+            ${members}
+          </ul>`
+        : ''
+    }
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Topic</th>
+          <th scope="col">Partition</th>
+          <th scope="col">Committed</th>
+          <th scope="col">High watermark</th>
+          <th scope="col">Lag</th>
+          <th scope="col">Member</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): void {
+  const { access, admin, config } = deps;
+
+  app.get('/topics', async (request, reply) => {
+    const topics = await describeTopics(admin, config.kafka.topicPrefix);
+    const page = html`<p>
+        Every topic${config.kafka.topicPrefix ? html` under <code>${config.kafka.topicPrefix}</code>` : ''}:
+        the log's retained range per partition is [low, high). Records are keyed by order id on the saga
+        topics, so one order stays in one partition.
+      </p>
+      ${topicsTable(topics)}`;
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout('Topics', access.pageContext(request, reply), '/topics', page).value);
+  });
+
+  const groupsFragment = async (filter: string | undefined): Promise<SafeHtml> => {
+    const ids = (await listGroupIds(admin)).filter(
+      (id) => filter === undefined || filter === '' || id.includes(filter),
+    );
+    const groups = await describeGroups(admin, ids);
+    return groups.length === 0
+      ? html`<p>No consumer groups${filter ? html` matching “${filter}”` : ''}.</p>`
+      : html`${groups.map((g) => groupSection(g))}`;
+  };
+
+  app.get<{ Querystring: { q?: string } }>('/groups', async (request, reply) => {
+    const q = typeof request.query.q === 'string' ? request.query.q : undefined;
+    const refresh = `/groups/fragment${q ? `?q=${encodeURIComponent(q)}` : ''}`;
+    const page = html`<p>
+        Members, their partitions and the lag per partition, as
+        <code>kafka-consumer-groups --describe</code> shows them; refreshed every 2 s.
+      </p>
+      <form method="get" action="/groups" class="row">
+        <label>Group name contains <input name="q" value="${q ?? ''}" /></label
+        ><button type="submit">Filter</button>
+      </form>
+      <div id="groups" data-refresh-url="${refresh}" data-refresh-ms="2000">${await groupsFragment(q)}</div>`;
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout('Consumer groups', access.pageContext(request, reply), '/groups', page).value);
+  });
+
+  app.get<{ Querystring: { q?: string } }>('/groups/fragment', async (request, reply) =>
+    reply
+      .type('text/html; charset=utf-8')
+      .send((await groupsFragment(typeof request.query.q === 'string' ? request.query.q : undefined)).value),
+  );
+
+  // The confirmation step: the group as it is now, and what the reset will do.
+  app.get<{ Params: { groupId: string } }>('/groups/:groupId/reset', async (request, reply) => {
+    const { groupId } = request.params;
+    const context = access.pageContext(request, reply);
+    const [group] = await describeGroups(admin, [groupId]);
+    const page = html`<p>
+        Resetting moves the committed offset of every partition this group has committed on to the partition's
+        low watermark: its consumers read the whole retained log again (the analytics replay). Kafka allows it
+        only while the group has no members.
+      </p>
+      ${group ? groupSection(group, false) : html`<p>Unknown group.</p>`}
+      <form method="post" action="/groups/${encodeURIComponent(groupId)}/reset">
+        ${csrfField(context)}
+        <label
+          ><input type="checkbox" name="confirm" value="yes" required /> I understand that
+          <code>${groupId}</code> will re-read its topics from the earliest offset</label
+        >
+        ${actionButton(context, 'Reset offsets to earliest')}
+      </form>`;
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout(`Reset ${groupId}`, context, '/groups', page).value);
+  });
+
+  registerAction(app, access, 'reset-offsets', '/groups/:groupId/reset', async (request) => {
+    const { groupId } = request.params as { groupId: string };
+    if ((request.body as { confirm?: string } | undefined)?.confirm !== 'yes') {
+      throw Object.assign(new Error('confirm: tick the confirmation box to reset the offsets'), {
+        statusCode: 400,
+      });
+    }
+    const [before] = await describeGroups(admin, [groupId]);
+    if (before === undefined)
+      throw Object.assign(new Error(`unknown consumer group ${groupId}`), { statusCode: 404 });
+    try {
+      const { topics } = await resetGroupToEarliest(admin, groupId);
+      const [after] = await describeGroups(admin, [groupId]);
+      const content = html`<p role="status">
+          Reset <code>${groupId}</code> to the earliest offsets of ${topics.join(', ') || 'no topic'}.
+        </p>
+        <h2>Before</h2>
+        ${groupSection(before, false)}
+        <h2>After</h2>
+        ${after ? groupSection(after, false) : ''}`;
+      return {
+        changed: { groupId, topics, lagBefore: before.totalLag, lagAfter: after?.totalLag },
+        page: { title: `Reset ${groupId}`, current: '/groups', content },
+        json: { groupId, topics, before, after },
+      };
+    } catch (error) {
+      if (error instanceof GroupNotEmptyError) throw Object.assign(error, { statusCode: 409 });
+      throw error;
+    }
+  });
+}

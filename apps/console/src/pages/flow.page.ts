@@ -1,0 +1,191 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { ConsoleDeps } from '../console-deps';
+import { registerAction } from '../http/actions';
+import type { InstanceMetrics } from '../flow/service-metrics';
+import type { OrderEntry } from '../flow/order-store';
+import { html, join, type SafeHtml } from './html';
+import { actionButton, csrfField, layout, type PageContext } from './layout';
+
+const LIVE_ROWS = 50;
+const HEARTBEAT_MS = 15_000;
+
+/** The demo orders the form places, one per outcome the saga can reach. */
+export const DEMO_OUTCOMES = {
+  confirmed: { label: 'Confirmed', customerId: 'demo-customer', sku: 'SKU-APPLE' },
+  declined: { label: 'Declined (payment)', customerId: 'blocked-demo-customer', sku: 'SKU-APPLE' },
+  'out-of-stock': { label: 'Out of stock', customerId: 'demo-customer', sku: 'SKU-RARE' },
+} as const;
+
+const DemoOrderForm = z.object({
+  outcome: z.enum(Object.keys(DEMO_OUTCOMES) as [keyof typeof DEMO_OUTCOMES]),
+  customerEmail: z.email().default('demo@example.test'),
+});
+
+export function orderRow(order: OrderEntry): SafeHtml {
+  return html`<tr id="order-${order.orderId}" data-status="${order.status}">
+    <td><time datetime="${order.firstSeen}">${order.firstSeen.slice(11, 23)}</time></td>
+    <td><a href="/orders/${order.orderId}">${order.orderId}</a></td>
+    <td>${order.customerId ?? ''}</td>
+    <td class="num">${order.total === undefined ? '' : `${order.total} ${order.currency ?? ''}`}</td>
+    <td>
+      <span class="status status-${order.status.toLowerCase()}">${order.status}</span
+      >${order.reason ? html` <small>${order.reason}</small>` : ''}
+    </td>
+  </tr>`;
+}
+
+export function metricsTable(instances: readonly InstanceMetrics[]): SafeHtml {
+  const rows = instances.map(
+    (m) =>
+      html`<tr data-service="${m.service}">
+        <th scope="row">${m.service}</th>
+        <td>${m.url}</td>
+        <td>
+          ${m.up ? 'up' : html`<span class="status status-cancelled">down</span> <small>${m.error}</small>`}
+        </td>
+        <td class="num">${m.eventsPerSecond === undefined ? '–' : m.eventsPerSecond.toFixed(1)}</td>
+        <td>
+          ${m.lag.length === 0 ? '–' : join(m.lag.map((l) => html`<span class="lag">${l.topic}/${l.partition}: ${l.lag}</span> `))}
+        </td>
+        <td class="num">${m.outboxBacklog ?? '–'}</td>
+        <td class="num">${m.deadLetterDepth ?? '–'}</td>
+      </tr>`,
+  );
+  return html`<table>
+    <caption>
+      Read from each instance's /metrics every 2 s
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Service</th>
+        <th scope="col">Instance</th>
+        <th scope="col">State</th>
+        <th scope="col">Events/s</th>
+        <th scope="col">Consumer lag per partition</th>
+        <th scope="col">Outbox backlog</th>
+        <th scope="col">Dead letters</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
+function flowPage(
+  context: PageContext,
+  orders: readonly OrderEntry[],
+  instances: readonly InstanceMetrics[],
+  placed?: string,
+): SafeHtml {
+  const options = Object.entries(DEMO_OUTCOMES).map(
+    ([value, { label }]) => html`<option value="${value}">${label}</option>`,
+  );
+  return html` <section aria-labelledby="demo-heading">
+      <h2 id="demo-heading">Place a demo order</h2>
+      <form method="post" action="/demo-orders" class="row" data-async data-result="demo-result">
+        ${csrfField(context)}
+        <label
+          >Outcome
+          <select name="outcome">
+            ${options}
+          </select></label
+        >
+        <label
+          >Customer email <input type="email" name="customerEmail" value="demo@example.test" required
+        /></label>
+        ${actionButton(context, 'Place order')}
+      </form>
+      <p role="status" id="demo-result">
+        ${placed ? html`Placed order <a href="/orders/${placed}">${placed}</a>.` : ''}
+      </p>
+    </section>
+    <section aria-labelledby="live-heading">
+      <h2 id="live-heading">Orders, live</h2>
+      <p>
+        From the console's own consumer group on <code>orders</code>, <code>payments</code> and
+        <code>inventory</code>; rows change as events arrive.
+      </p>
+      <table id="live-orders" data-stream="/flow/stream" data-max-rows="${LIVE_ROWS}">
+        <thead>
+          <tr>
+            <th scope="col">Placed</th>
+            <th scope="col">Order</th>
+            <th scope="col">Customer</th>
+            <th scope="col">Total</th>
+            <th scope="col">Status</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${orders.map(orderRow)}
+        </tbody>
+      </table>
+    </section>
+    <section aria-labelledby="services-heading">
+      <h2 id="services-heading">Services</h2>
+      <div id="service-metrics" data-refresh-url="/flow/metrics" data-refresh-ms="2000">
+        ${metricsTable(instances)}
+      </div>
+    </section>`;
+}
+
+export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void {
+  const { access, store, metrics, orderApi } = deps;
+
+  app.get<{ Querystring: { placed?: string } }>('/', async (request, reply) => {
+    const context = access.pageContext(request, reply);
+    const placed =
+      typeof request.query.placed === 'string' && /^[0-9a-f-]{36}$/i.test(request.query.placed)
+        ? request.query.placed
+        : undefined;
+    const page = flowPage(context, store.recent(LIVE_ROWS), await metrics.scrapeAll(), placed);
+    return reply.type('text/html; charset=utf-8').send(layout('Live flow', context, '/', page).value);
+  });
+
+  app.get('/flow/metrics', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(metricsTable(await metrics.scrapeAll()).value),
+  );
+
+  // Server-sent events: each message is the rows that changed, rendered as on the page.
+  app.get('/flow/stream', (request, reply) => {
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+    });
+    out.write('retry: 2000\n\n');
+    const unsubscribe = store.subscribe((changed) => {
+      const rows = changed
+        .slice(-LIVE_ROWS)
+        .map((order) => ({ id: order.orderId, status: order.status, html: orderRow(order).value }));
+      out.write(`event: orders\ndata: ${JSON.stringify(rows)}\n\n`);
+    });
+    const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
+    request.raw.on('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    });
+  });
+
+  registerAction(app, access, 'demo-order', '/demo-orders', async (request) => {
+    const parsed = DemoOrderForm.safeParse(request.body ?? {});
+    if (!parsed.success) {
+      const fields = parsed.error.issues
+        .map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+        .join('; ');
+      throw Object.assign(new Error(`invalid demo order: ${fields}`), { statusCode: 400 });
+    }
+    const { outcome, customerEmail } = parsed.data;
+    const demo = DEMO_OUTCOMES[outcome];
+    const { orderId } = await orderApi.placeOrder({
+      customerId: demo.customerId,
+      customerEmail,
+      items: [{ sku: demo.sku, quantity: 1, unitPrice: '4.20' }],
+      currency: 'EUR',
+    });
+    return { changed: { outcome, orderId }, redirect: `/?placed=${orderId}`, json: { orderId, outcome } };
+  });
+}
