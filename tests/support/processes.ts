@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -27,11 +26,13 @@ export async function freePort(): Promise<number> {
 /** Whether a server could bind `port` on every interface, as the services do. */
 async function canListen(port: number): Promise<boolean> {
   const server = createServer();
-  server.listen(port, '0.0.0.0');
-  const bound = await Promise.race([
-    once(server, 'listening').then(() => true),
-    once(server, 'error').then(() => false),
-  ]);
+  // Not events.once(server, 'listening'): it rejects on 'error', so a port in use threw instead of
+  // being skipped.
+  const bound = await new Promise<boolean>((resolve) => {
+    server.once('listening', () => resolve(true));
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0');
+  });
   if (bound) await new Promise<void>((resolve) => server.close(() => resolve()));
   return bound;
 }
