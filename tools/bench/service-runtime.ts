@@ -18,7 +18,7 @@ export function parseRuntimeEnv(text: string): Record<string, string> {
 }
 
 /**
- * NODE_OPTIONS and MALLOC_ARENA_MAX for a service process, as scripts/lib/services.sh gives them:
+ * NODE_OPTIONS and MALLOC_ARENA_MAX for a service process, on the local stack and in the bench:
  * the caller's own NODE_OPTIONS come after ours (a later V8 flag wins), its MALLOC_ARENA_MAX
  * replaces ours.
  */

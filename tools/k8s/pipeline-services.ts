@@ -14,7 +14,7 @@ export interface PipelineService {
   readonly prodCpuRequest: string;
 }
 
-/** The ports of scripts/lib/services.sh and docker-compose.yml (the config schemas' defaults). */
+/** The ports of tools/stack/stack-plan.ts and docker-compose.yml (the config schemas' defaults). */
 const PORTS: Record<ServiceName, number> = {
   order: 3000,
   payment: 3001,
