@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
-# One image for the five services (pick one with SERVICE=order|payment|inventory|email|analytics),
-# plus a `migrator` target that keeps the dev dependencies (the Prisma CLI) for the one-shot
-# init job (create databases, prisma migrate deploy, provision Kafka topics).
+# One image for the five services and the operations console (pick one with
+# SERVICE=order|payment|inventory|email|analytics|console), plus a `migrator` target that keeps
+# the dev dependencies (the Prisma CLI) for the one-shot init job (create databases, prisma
+# migrate deploy, provision Kafka topics).
 #
 #   docker build --target runtime -t order-pipeline:local .
 #   docker run -e SERVICE=order -e DATABASE_URL=... -e KAFKA_BROKERS=... order-pipeline:local
@@ -62,5 +63,5 @@ COPY --from=prod-deps --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 ARG SERVICE=""
 ENV SERVICE=${SERVICE}
-# Compose defines the healthchecks (GET /health/ready on each service's PORT).
-CMD ["sh", "-c", "case \"$SERVICE\" in order|payment|inventory|email|analytics) ;; *) echo \"SERVICE must be one of order, payment, inventory, email, analytics (got '$SERVICE')\" >&2; exit 64;; esac; exec node \"dist/apps/${SERVICE}-service/src/main.js\""]
+# Compose defines the healthchecks (GET /health/ready on each service's PORT, /health on the console's).
+CMD ["sh", "-c", "case \"$SERVICE\" in order|payment|inventory|email|analytics) exec node \"dist/apps/${SERVICE}-service/src/main.js\";; console) exec node dist/apps/console/src/main.js;; *) echo \"SERVICE must be one of order, payment, inventory, email, analytics, console (got '$SERVICE')\" >&2; exit 64;; esac"]

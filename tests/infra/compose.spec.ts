@@ -1,10 +1,13 @@
 // Structure of docker-compose.yml and the Dockerfile, checked without a Docker engine:
-// the app services' ports, environment, healthchecks and start order; image pins that must
-// agree with the rest of the repo; a dependency graph without cycles; build targets that exist.
-import { existsSync, readFileSync } from 'node:fs';
+// the app services' and the console's ports, environment, healthchecks and start order; image
+// pins that must agree with the rest of the repo; a dependency graph without cycles; build
+// targets that exist; the image's command for each app.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { baseConfigSchema, loadConfig } from '@pipeline/service-kit';
@@ -50,6 +53,7 @@ const ServiceSchema = z.object({
   healthcheck: z
     .object({ test: z.union([z.string(), z.array(z.string())]).optional(), disable: z.boolean().optional() })
     .optional(),
+  restart: z.string().optional(),
   volumes: z
     .array(
       z.union([
@@ -269,6 +273,59 @@ describe('docker-compose.yml', () => {
     });
   });
 
+  describe('console', () => {
+    const env = envOf('console');
+    const { environment } = service('console');
+
+    it('publishes 127.0.0.1:3005 onto the PORT it listens on, on every interface of the container', () => {
+      expect(env.PORT).toBe('3005');
+      expect(env.HOST).toBe('0.0.0.0');
+      expect(portsOf('console')).toEqual([
+        expect.objectContaining({ hostIp: '127.0.0.1', hostPort: 3005, containerPort: 3005 }),
+      ]);
+    });
+
+    it('runs from the services’ image, with their restart policy, and a healthcheck on /health', () => {
+      const { name: first } = APP_SERVICES[0];
+      expect(env.SERVICE).toBe('console');
+      expect(service('console').image).toBe(service(first).image);
+      expect(service('console').build).toEqual(service(first).build);
+      expect(service('console').restart).toBe(service(first).restart);
+      expect(healthcheckCommand('console')).toContain('/health');
+    });
+
+    it('starts once Kafka is healthy, and needs no database', () => {
+      expect(dependsOn('console')).toEqual({ kafka: 'service_healthy' });
+      expect(env.DATABASE_URL).toBeUndefined();
+      for (const broker of (env.KAFKA_BROKERS ?? '').split(',')) {
+        expect(serviceNames).toContain(broker.split(':')[0]);
+      }
+    });
+
+    it.each(APP_SERVICES)('reaches $name at the PORT it listens on', ({ name, short }) => {
+      expect(env[`${short.toUpperCase()}_SERVICE_URL`]).toBe(`http://${name}:${envOf(name).PORT}`);
+    });
+
+    it('calls the mail and trace UIs inside the network and links to their host ports', () => {
+      const container = (url: string | undefined) => new URL(url ?? '');
+      const mail = container(env.MAIL_UI_URL);
+      const mailPort = portsOf(mail.hostname).find((p) => p.containerPort === Number(mail.port));
+      expect(mailPort, `${mail.hostname} publishes ${mail.port}`).toBeDefined();
+      expect(container(env.MAIL_UI_PUBLIC_URL).port).toBe(String(mailPort?.hostPort));
+
+      expect(env.TRACE_UI_KIND).toBe('jaeger');
+      const traces = container(env.TRACE_UI_URL);
+      expect(traces.hostname).toBe('jaeger');
+      const tracePort = portsOf('jaeger').find((p) => p.containerPort === Number(traces.port));
+      expect(tracePort, `jaeger publishes ${traces.port}`).toBeDefined();
+      expect(container(env.TRACE_UI_PUBLIC_URL).port).toBe(String(tracePort?.hostPort));
+    });
+
+    it('takes CONSOLE_TOKEN from the caller’s environment only (no value in the file)', () => {
+      expect(environment).toHaveProperty('CONSOLE_TOKEN', null);
+    });
+  });
+
   it('gives the email service an SMTP_URL to a healthy mail service', () => {
     const smtp = new URL(envOf('email-service').SMTP_URL ?? '');
     expect(smtp.protocol).toBe('smtp:');
@@ -405,6 +462,42 @@ describe('Prometheus and Grafana', () => {
 });
 
 describe('Dockerfile', () => {
+  describe('the runtime stage’s command', () => {
+    const cmd = z
+      .tuple([z.literal('sh'), z.literal('-c'), z.string()])
+      .parse(
+        JSON.parse(
+          /^CMD (\[.*\])$/m.exec(readRepoFile('Dockerfile').split(' AS runtime')[1] ?? '')?.[1] ?? '""',
+        ),
+      );
+    // A `node` that prints what it was asked to run.
+    const bin = mkdtempSync(path.join(tmpdir(), 'fake-node-'));
+    writeFileSync(path.join(bin, 'node'), '#!/bin/sh\necho "node $*"\n', { mode: 0o755 });
+    afterAll(() => rmSync(bin, { recursive: true, force: true }));
+    const run = (app: string) =>
+      spawnSync(cmd[0], [cmd[1], cmd[2]], {
+        encoding: 'utf8',
+        env: { PATH: `${bin}:${process.env.PATH ?? ''}`, SERVICE: app },
+      });
+
+    it.each([
+      ...APP_SERVICES.map(({ short }) => [short, `dist/apps/${short}-service/src/main.js`]),
+      ['console', 'dist/apps/console/src/main.js'],
+    ])('runs SERVICE=%s from %s', (app, entry) => {
+      const result = run(app);
+      expect(result.stdout.trim()).toBe(`node ${entry}`);
+      expect(result.status).toBe(0);
+    });
+
+    it('refuses any other SERVICE with exit status 64', () => {
+      const result = run('orders');
+      expect(result.status).toBe(64);
+      expect(result.stderr).toContain(
+        "SERVICE must be one of order, payment, inventory, email, analytics, console (got 'orders')",
+      );
+    });
+  });
+
   it('starts from a node:24 image, the version in .nvmrc', () => {
     const [first] = dockerfileStages('Dockerfile');
     const nvmrc = readRepoFile('.nvmrc').trim().replace(/^v/, '');
