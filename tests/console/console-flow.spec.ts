@@ -41,7 +41,7 @@ describe('console: live flow and one order’s journey, in a real browser', () =
   it('places an order from the form; it appears live and turns CONFIRMED without a reload', async () => {
     await signIn(page, consoleApp.baseUrl);
     // Marks this document: a navigation or reload would make a new one without the mark.
-    await page.evaluate(() => ((window as unknown as { consoleTestMark: number }).consoleTestMark = 1));
+    await page.evaluate(() => ((globalThis as unknown as { consoleTestMark: number }).consoleTestMark = 1));
     const recipient = `${uniqueName('console')}@example.test`;
     await page.getByLabel('Outcome').selectOption('confirmed');
     await page.getByLabel('Customer email').fill(recipient);
@@ -55,7 +55,7 @@ describe('console: live flow and one order’s journey, in a real browser', () =
     await row.waitFor({ timeout: 30_000 });
     await page.locator(`#order-${orderId}[data-status="CONFIRMED"]`).waitFor({ timeout: 60_000 });
     expect(
-      await page.evaluate(() => (window as unknown as { consoleTestMark?: number }).consoleTestMark),
+      await page.evaluate(() => (globalThis as unknown as { consoleTestMark?: number }).consoleTestMark),
     ).toBe(1);
     await expect(row.textContent()).resolves.toContain('CONFIRMED');
     // The services table is read from /metrics: every service of the pipeline is up.

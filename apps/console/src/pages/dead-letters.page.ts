@@ -71,7 +71,11 @@ const payloadOf = (record: DeadLetterRecord): string => {
 
 function recordRow(record: DeadLetterRecord): SafeHtml {
   const position = deadLetterPosition(record);
-  return html`<tr data-position="${position}" data-event-id="${record.eventId ?? ''}">
+  return html`<tr
+    data-position="${position}"
+    data-event-id="${record.eventId ?? ''}"
+    data-original="${record.originalTopic ?? ''}/${record.originalPartition ?? ''}/${record.originalOffset ?? ''}"
+  >
     <td>
       <input
         type="checkbox"
