@@ -1,13 +1,14 @@
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
-import { produceEvent } from '../support/events';
+import { produceEvent, type ProducedRecord } from '../support/events';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, httpJson, startService, type HttpAnswer } from '../support/service-harness';
 
 export interface ReadRecord {
   readonly key: string | undefined;
+  readonly partition: number;
   readonly headers: RecordHeaders;
   readonly payload: unknown;
   readonly message: KafkaMessage;
@@ -20,6 +21,8 @@ export interface SentEvent {
   readonly payload: unknown;
   /** Reuse an id to redeliver the same event. */
   readonly id?: string;
+  /** The event time (`ce_time`); defaults to now. */
+  readonly time?: Date;
 }
 
 /**
@@ -80,15 +83,20 @@ export class OrderServiceUnderTest {
 
   /** Produces a saga event to the prefixed topic with CloudEvents headers; returns its ce_id. */
   async send(event: SentEvent): Promise<string> {
-    const sent = await produceEvent(this.producer, {
+    return (await this.produce(event)).id;
+  }
+
+  /** As `send`, returning where the record landed (its topic with the prefix). */
+  produce(event: SentEvent): Promise<ProducedRecord> {
+    return produceEvent(this.producer, {
       topic: this.prefix + event.topic,
       key: event.orderId,
       type: event.type,
       payload: event.payload,
       correlationId: event.orderId,
       ...(event.id === undefined ? {} : { id: event.id }),
+      ...(event.time === undefined ? {} : { time: event.time }),
     });
-    return sent.id;
   }
 
   /** Every record on the prefixed `topic` (contract name) with this key. */
@@ -98,6 +106,7 @@ export class OrderServiceUnderTest {
       .filter((record) => record.key?.toString() === key)
       .map((record) => ({
         key: record.key?.toString(),
+        partition: record.partition,
         headers: readHeaders(record.headers),
         payload: record.value === null ? null : (JSON.parse(record.value.toString()) as unknown),
         message: record,

@@ -3,6 +3,7 @@ import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { OrderConfig } from './config';
 import { PrismaClient } from './generated/prisma/client';
+import { fillTimelinePositions } from './orders/order-timeline';
 import { OrdersModule } from './orders/orders.module';
 
 @Module({})
@@ -16,6 +17,8 @@ export class AppModule {
           config,
           prismaClient: PrismaClient,
           consumes: [Topics.payments, Topics.inventory],
+          // Fills in where order.placed / confirmed / cancelled landed once published.
+          onOutboxPublished: fillTimelinePositions,
         }),
         OrdersModule,
       ],

@@ -1,4 +1,5 @@
-import type { Order, OrderStatus, Prisma } from '../generated/prisma/client';
+import type { Order, OrderStatus, OrderTimelineEntry, Prisma } from '../generated/prisma/client';
+import { inCausalOrder } from './timeline-order';
 
 /** What GET /orders lists: the order without its lines and timeline. */
 export interface OrderSummaryView {
@@ -13,15 +14,34 @@ export interface OrderSummaryView {
   readonly updatedAt: string;
 }
 
-/** What GET /orders/:id answers. Money as 2-place decimal strings, times ISO-8601. */
+/** An event of the order's timeline and where it is on Kafka. */
+export interface TimelineEntryView {
+  readonly type: string;
+  /** The event's time (ce_time), ISO-8601. */
+  readonly at: string;
+  /** The contract topic (`orders`, `payments`, `inventory`), without a test prefix. */
+  readonly topic: string;
+  /** `null` until the event has been published (order-service's own events, via its outbox). */
+  readonly partition: number | null;
+  /** An int64 as a decimal string; `null` until the event has been published, as `partition`. */
+  readonly offset: string | null;
+  /** The event's ce_id. */
+  readonly eventId?: string;
+}
+
+/**
+ * What GET /orders/:id answers. Money as 2-place decimal strings, times ISO-8601. The timeline
+ * is in event-time order, ties in causal order (inCausalOrder), not in the order order-service
+ * processed the events: events of different topics arrive in any relative order.
+ */
 export interface OrderView extends OrderSummaryView {
   readonly items: { sku: string; quantity: number; unitPrice: string }[];
-  readonly timeline: { type: string; at: string }[];
+  readonly timeline: TimelineEntryView[];
 }
 
 export const withDetails = {
   items: { orderBy: { line: 'asc' } },
-  timeline: { orderBy: { id: 'asc' } },
+  timeline: { orderBy: [{ at: 'asc' }, { id: 'asc' }] },
 } as const satisfies Prisma.OrderInclude;
 
 export type OrderWithDetails = Prisma.OrderGetPayload<{ include: typeof withDetails }>;
@@ -56,8 +76,19 @@ export function orderView(order: OrderWithDetails): OrderView {
       quantity: item.quantity,
       unitPrice: item.unitPrice.toFixed(2),
     })),
-    timeline: order.timeline.map((entry) => ({ type: entry.type, at: entry.at.toISOString() })),
+    timeline: inCausalOrder(order.timeline).map(timelineEntryView),
     createdAt,
     updatedAt,
+  };
+}
+
+function timelineEntryView(entry: OrderTimelineEntry): TimelineEntryView {
+  return {
+    type: entry.type,
+    at: entry.at.toISOString(),
+    topic: entry.topic,
+    partition: entry.partition,
+    offset: entry.offset === null ? null : entry.offset.toString(),
+    ...(entry.eventId === null ? {} : { eventId: entry.eventId }),
   };
 }

@@ -10,6 +10,7 @@ import {
 } from '@pipeline/messaging';
 import type pg from 'pg';
 import type { OrderStatus } from '../generated/prisma/enums';
+import { insertTimeline, publishedEntry } from '../orders/order-timeline';
 import type { EarlierRequest, PendingOrder, PlaceOrderResult } from './pending-order';
 
 /** As Prisma's `maxWait` was: an exhausted pool answers 503 after this long, not never. */
@@ -31,8 +32,6 @@ const INSERT_ORDERS = `INSERT INTO orders (id, customer_id, customer_email, tota
     AS o(id, customer_id, customer_email, total, currency, at)`;
 const INSERT_ITEMS = `INSERT INTO order_items (order_id, line, sku, quantity, unit_price)
   SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::numeric[])`;
-const INSERT_TIMELINE = `INSERT INTO order_timeline (order_id, type, event_id, at)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[])`;
 
 interface EarlierRow {
   key: string;
@@ -160,10 +159,10 @@ async function insertOrders(sql: Sql, orders: readonly PendingOrder[]): Promise<
     lines.map((line) => line.quantity),
     lines.map((line) => line.unitPrice),
   ]);
-  await sql.execute(INSERT_TIMELINE, [
-    ids,
-    orders.map(() => OrderPlacedEvent.type),
-    orders.map((order) => order.eventId),
-    at,
-  ]);
+  await insertTimeline(
+    sql,
+    orders.map(({ orderId, eventId, placedAt }) =>
+      publishedEntry({ orderId, type: OrderPlacedEvent.type, eventId, at: placedAt, causationId: null }),
+    ),
+  );
 }

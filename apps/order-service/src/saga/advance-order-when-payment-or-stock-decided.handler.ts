@@ -1,4 +1,4 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import type {
   PaymentAuthorizedPayload,
@@ -8,6 +8,8 @@ import type {
   StockReservedPayload,
 } from '@pipeline/contracts';
 import { EventBatchPattern, type ConsumedEvent, type EventBatch } from '@pipeline/messaging';
+import { SERVICE_CONFIG } from '@pipeline/service-kit';
+import type { OrderConfig } from '../config';
 import { SagaEventTypes } from '../orders/order-state';
 import { applySagaEvents } from './apply-saga-events';
 
@@ -26,11 +28,17 @@ type SagaEventPayload =
  */
 @Controller()
 export class AdvanceOrderWhenPaymentOrStockDecided {
+  private readonly topicPrefix: string;
+
+  constructor(@Inject(SERVICE_CONFIG) config: OrderConfig) {
+    this.topicPrefix = config.KAFKA_TOPIC_PREFIX;
+  }
+
   @EventBatchPattern(SagaEventTypes)
   async handle(
     @Payload() events: readonly ConsumedEvent<SagaEventPayload>[],
     @Ctx() batch: EventBatch,
   ): Promise<void> {
-    await applySagaEvents(batch, events);
+    await applySagaEvents(batch, events, this.topicPrefix);
   }
 }

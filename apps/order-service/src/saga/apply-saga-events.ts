@@ -5,8 +5,10 @@ import { FatalError, type ConsumedEvent, type EventBatch, type PublishedEvent } 
 import { PipelineMetrics } from '@pipeline/observability';
 import { orderFacts, type OrderItemRow, type OrderRow } from '../orders/order-record';
 import type { OrderOutcomeEvent, Transition } from '../orders/order-state';
+import { consumedEntry, insertTimeline, publishedEntry, type TimelineEntry } from '../orders/order-timeline';
 import { foldSagaEvents, isSagaEventType, type SagaInput } from './fold-saga-events';
 import { outcomePayload } from './outcome-payload';
+import { outcomeTime } from './outcome-time';
 
 const logger = new Logger('OrderSaga');
 
@@ -29,14 +31,6 @@ const UPDATE_ORDERS = `
     FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, status, reason)
    WHERE o.id = u.id`;
 
-// ORDER BY ordinality: the bigserial ids, and so the timeline, follow the order things happened.
-const INSERT_TIMELINE = `
-  INSERT INTO order_timeline (order_id, type, event_id, at)
-  SELECT t.order_id, t.type, t.event_id, t.at
-    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[]) WITH ORDINALITY
-      AS t(order_id, type, event_id, at, n)
-   ORDER BY t.n`;
-
 /** A consumed saga event: every saga payload carries the order id. */
 export type SagaEvent = ConsumedEvent<{ readonly orderId: string }>;
 
@@ -50,14 +44,8 @@ interface Outcome {
   readonly emit: OrderOutcomeEvent;
   readonly order: OrderRow;
   readonly eventId: string;
-}
-
-interface TimelineEntry {
-  readonly orderId: string;
-  readonly type: string;
-  readonly eventId: string;
-  /** ISO-8601: the event's time. */
-  readonly at: string;
+  /** The outcome's event time: never before its cause's (outcomeTime). */
+  readonly at: Date;
 }
 
 /**
@@ -65,8 +53,13 @@ interface TimelineEntry {
  * orders, fold the events in list order (foldSagaEvents), then for the orders that reach an
  * outcome read their lines, update them and publish order.confirmed / order.cancelled; every
  * event, consumed or published, goes to the timeline. At most four statements per call.
+ * `topicPrefix` is taken off the consumed topics: the timeline keeps contract names.
  */
-export async function applySagaEvents(batch: EventBatch, events: readonly SagaEvent[]): Promise<void> {
+export async function applySagaEvents(
+  batch: EventBatch,
+  events: readonly SagaEvent[],
+  topicPrefix = '',
+): Promise<void> {
   if (events.length === 0) return;
   const inputs = events.map((event) => toInput(batch, event));
   const locked = await batch.sql.query<OrderRow>(LOCK_ORDERS, [[...new Set(inputs.map((i) => i.orderId))]]);
@@ -87,26 +80,21 @@ export async function applySagaEvents(batch: EventBatch, events: readonly SagaEv
   const timeline: TimelineEntry[] = [];
   const outcomes: Outcome[] = [];
   for (const { event: input, step } of steps) {
-    const { id, time } = input.consumed.metadata;
-    timeline.push({ orderId: input.orderId, type: input.type, eventId: id, at: time });
+    const cause = consumedEntry(input.orderId, input.consumed, topicPrefix);
+    timeline.push(cause);
     if (step.emit === undefined) continue;
-    const outcome: Outcome = { input, step, emit: step.emit, order: orderOf(input), eventId: randomUUID() };
+    const { emit } = step;
+    const at = outcomeTime(now, cause.at);
+    const outcome: Outcome = { input, step, emit, order: orderOf(input), eventId: randomUUID(), at };
     outcomes.push(outcome);
-    timeline.push({
-      orderId: input.orderId,
-      type: step.emit,
-      eventId: outcome.eventId,
-      at: now.toISOString(),
-    });
+    const { orderId } = input;
+    timeline.push(
+      publishedEntry({ orderId, type: emit, eventId: outcome.eventId, at, causationId: cause.eventId }),
+    );
   }
 
   if (outcomes.length > 0) await settle(batch, outcomes, now);
-  await batch.sql.execute(INSERT_TIMELINE, [
-    timeline.map((entry) => entry.orderId),
-    timeline.map((entry) => entry.type),
-    timeline.map((entry) => entry.eventId),
-    timeline.map((entry) => entry.at),
-  ]);
+  await insertTimeline(batch.sql, timeline);
   if (outcomes.length > 0) batch.afterCommit(() => recordOutcomes(outcomes, now));
 }
 
@@ -120,15 +108,15 @@ async function settle(batch: EventBatch, outcomes: readonly Outcome[], now: Date
     else items.push(row);
   }
   // Payloads first: a contract violation (a bug) fails the batch before anything is written.
-  const published = outcomes.map(({ input, order, step, emit, eventId }) => {
+  const published = outcomes.map(({ input, order, step, emit, eventId, at }) => {
     const event: PublishedEvent = {
       topic: Topics.orders,
       key: order.id,
       type: emit,
-      payload: outcomePayload(orderFacts(order, itemsOf.get(order.id) ?? []), step, now),
+      payload: outcomePayload(orderFacts(order, itemsOf.get(order.id) ?? []), step, at),
       correlationId: order.id,
       id: eventId,
-      time: now,
+      time: at,
     };
     return { cause: input.consumed, event };
   });

@@ -1,4 +1,5 @@
 import type { Kafka } from 'kafkajs';
+import type { Sql } from '../database/sql';
 
 /** The slice of Nest's `LoggerService` the relay uses; a Nest `Logger` fits. */
 export interface OutboxRelayLogger {
@@ -40,13 +41,33 @@ export interface OutboxRelayOptions {
    */
   readonly topicPrefix?: string;
   readonly logger?: OutboxRelayLogger;
-  readonly onPublished?: (batch: OutboxPublishedBatch) => void;
+  /**
+   * Called after each batch the broker acknowledged and the relay deleted, with where every
+   * event landed, before the next batch is read. `sql` is the relay's own session (no
+   * transaction open): keep it to one cheap statement. A hook that throws or rejects is logged
+   * and nothing more: its events are published whatever it does. Without a hook the relay
+   * works out no positions.
+   */
+  readonly onPublished?: (batch: OutboxPublishedBatch, sql: Sql) => void | Promise<void>;
 }
 
 export interface OutboxPublishedBatch {
   readonly size: number;
   /** From `sendBatch` to the broker's acknowledgement (acks = all). */
   readonly latencyMs: number;
+  /** One per row, in the outbox's id order. */
+  readonly records: readonly OutboxPublishedRecord[];
+}
+
+/** Where one outbox row landed in Kafka. */
+export interface OutboxPublishedRecord {
+  readonly eventId: string;
+  /** The topic as written in the outbox (the contract name, without `topicPrefix`). */
+  readonly topic: string;
+  readonly key: string | null;
+  readonly partition: number;
+  /** An int64 as a decimal string, as kafkajs gives offsets. */
+  readonly offset: string;
 }
 
 export interface OutboxRelayStats {

@@ -8,7 +8,7 @@ import {
 import type { Kafka } from 'kafkajs';
 import { KAFKA_CLIENT } from '../kafka/kafka.tokens';
 import { OutboxRelay } from './outbox-relay';
-import type { OutboxAcks } from './outbox-relay-options';
+import type { OutboxAcks, OutboxRelayOptions } from './outbox-relay-options';
 
 export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 
@@ -20,6 +20,7 @@ export interface OutboxRelayServiceOptions {
   readonly pollIntervalMs?: number;
   readonly acks?: OutboxAcks;
   readonly topicPrefix?: string;
+  readonly onPublished?: OutboxRelayOptions['onPublished'];
 }
 
 /**

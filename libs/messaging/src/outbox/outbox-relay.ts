@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
-import type { Producer } from 'kafkajs';
+import type { Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
 import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
 import { messageOf } from '../errors/message-of';
 import {
@@ -16,6 +16,7 @@ import { RelayConnection } from './relay-connection';
 import { backoffDelay, sleep } from '../retry/backoff';
 import { RelayFailure, attempt } from './relay-failure';
 import { createRelayProducer } from './relay-producer';
+import { publishedRecords } from './published-records';
 import { WakeSignal } from './wake-signal';
 import { isSampled } from '../tracing/sampling';
 import {
@@ -47,6 +48,8 @@ export class OutboxRelay {
   private readonly logger: OutboxRelayLogger;
   private readonly wake = new WakeSignal();
   private readonly stopSignal = new WakeSignal();
+  /** The partition kafkajs chose for each message sent, kept only for an `onPublished` hook. */
+  private readonly partitions = new WeakMap<Message, number>();
   private connection: RelayConnection | undefined;
   private producer: Producer | undefined;
   /** Created but not connected yet: reused across failed connects. */
@@ -159,14 +162,11 @@ export class OutboxRelay {
     if (!connection.alive) throw new RelayFailure('database', new Error('database session lost'));
     const producer = await attempt('broker', () => this.connectProducer());
     const { traced, spans } = this.startSendSpans(rows);
+    const topicMessages = toTopicMessages(traced, this.options.topicPrefix);
     const sentAt = performance.now();
+    let sent: RecordMetadata[];
     try {
-      await attempt('broker', () =>
-        producer.sendBatch({
-          acks: this.acks,
-          topicMessages: toTopicMessages(traced, this.options.topicPrefix),
-        }),
-      );
+      sent = await attempt('broker', () => producer.sendBatch({ acks: this.acks, topicMessages }));
     } catch (error) {
       for (const span of spans) endSpan(span, { error });
       throw error;
@@ -186,11 +186,31 @@ export class OutboxRelay {
       const perTopic = new Map<string, number>();
       for (const row of rows) perTopic.set(row.topic, (perTopic.get(row.topic) ?? 0) + 1);
       for (const [topic, count] of perTopic) PipelineMetrics.relayPublished.inc({ topic }, count);
-      this.options.onPublished?.({ size: rows.length, latencyMs });
     } catch (error) {
       this.logger.error(`${this.name}: recording the published batch threw: ${messageOf(error)}`);
     }
+    if (this.options.onPublished)
+      await this.reportPublished(connection, traced, topicMessages, sent, latencyMs);
     return rows.length;
+  }
+
+  /** Awaited, so the hook sees batches one at a time and in order; a failure is only logged. */
+  private async reportPublished(
+    connection: RelayConnection,
+    rows: readonly OutboxRow[],
+    topicMessages: readonly TopicMessages[],
+    sent: readonly RecordMetadata[],
+    latencyMs: number,
+  ): Promise<void> {
+    try {
+      const partitionOf = (message: Message) => this.partitions.get(message);
+      const records = publishedRecords(rows, topicMessages, sent, partitionOf, this.options.topicPrefix);
+      await this.options.onPublished?.({ size: rows.length, latencyMs, records }, connection.sql);
+    } catch (error) {
+      this.logger.error(
+        `${this.name}: onPublished failed (the batch is published all the same): ${messageOf(error)}`,
+      );
+    }
   }
 
   /**
@@ -272,7 +292,10 @@ export class OutboxRelay {
 
   private async connectProducer(): Promise<Producer> {
     if (this.producer) return this.producer;
-    this.unconnectedProducer ??= createRelayProducer(this.options.kafka, this.acks === -1);
+    const onPartition = this.options.onPublished
+      ? (message: Message, partition: number) => void this.partitions.set(message, partition)
+      : undefined;
+    this.unconnectedProducer ??= createRelayProducer(this.options.kafka, this.acks === -1, onPartition);
     await this.unconnectedProducer.connect();
     this.producer = this.unconnectedProducer;
     this.unconnectedProducer = undefined;

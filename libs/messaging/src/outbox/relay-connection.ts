@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { sqlOver, type Sql } from '../database/sql';
 
 export interface RelayConnectionOptions {
   readonly databaseUrl: string;
@@ -17,11 +18,15 @@ export interface RelayConnectionOptions {
  */
 export class RelayConnection {
   private lost = false;
+  /** The session as `Sql`, handed to the relay's `onPublished` hook. */
+  readonly sql: Sql;
 
   private constructor(
     private readonly client: pg.Client,
     private readonly options: RelayConnectionOptions,
-  ) {}
+  ) {
+    this.sql = sqlOver(client);
+  }
 
   static async open(options: RelayConnectionOptions): Promise<RelayConnection> {
     const client = new pg.Client({

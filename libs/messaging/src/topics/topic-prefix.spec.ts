@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PIPELINE_CONTRACTS } from '../consumer/event-contracts';
-import { withTopicPrefix } from './topic-prefix';
+import { withoutTopicPrefix, withTopicPrefix } from './topic-prefix';
 
 describe('withTopicPrefix', () => {
   it('checks declared types against the contract name behind the prefix', () => {
@@ -11,5 +11,13 @@ describe('withTopicPrefix', () => {
 
   it('is the identity without a prefix', () => {
     expect(withTopicPrefix(PIPELINE_CONTRACTS, '')).toBe(PIPELINE_CONTRACTS);
+  });
+});
+
+describe('withoutTopicPrefix', () => {
+  it('gives the contract name behind the prefix, and leaves other names alone', () => {
+    expect(withoutTopicPrefix('test.x1.orders', 'test.x1.')).toBe('orders');
+    expect(withoutTopicPrefix('orders', 'test.x1.')).toBe('orders');
+    expect(withoutTopicPrefix('orders', '')).toBe('orders');
   });
 });

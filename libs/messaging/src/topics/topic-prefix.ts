@@ -6,6 +6,12 @@ import type { EventContracts } from '../consumer/event-contracts';
  */
 export function withTopicPrefix(contracts: EventContracts, prefix: string): EventContracts {
   if (prefix === '') return contracts;
-  const unprefixed = (topic: string) => (topic.startsWith(prefix) ? topic.slice(prefix.length) : topic);
-  return { ...contracts, isDeclaredFor: (topic, type) => contracts.isDeclaredFor(unprefixed(topic), type) };
+  return {
+    ...contracts,
+    isDeclaredFor: (topic, type) => contracts.isDeclaredFor(withoutTopicPrefix(topic, prefix), type),
+  };
 }
+
+/** The contract name of a topic as it is on Kafka (`test.x1.orders` → `orders`). */
+export const withoutTopicPrefix = (topic: string, prefix: string): string =>
+  prefix !== '' && topic.startsWith(prefix) ? topic.slice(prefix.length) : topic;

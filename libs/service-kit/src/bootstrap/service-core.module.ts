@@ -43,6 +43,8 @@ export interface ServiceCoreOptions<Config extends BaseConfig> {
   readonly prismaClient: PrismaClientClass;
   /** Topics whose events this service's `@EventPattern` handlers consume. */
   readonly consumes: readonly string[];
+  /** The outbox relay's `onPublished` hook: where each published event landed. */
+  readonly onOutboxPublished?: OutboxRelayServiceOptions['onPublished'];
 }
 
 /**
@@ -61,6 +63,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
       acks: config.OUTBOX_ACKS,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      ...(options.onOutboxPublished ? { onPublished: options.onOutboxPublished } : {}),
     };
     const prefix = config.KAFKA_TOPIC_PREFIX;
     const gaugesOptions: ScrapeTimeGaugesOptions = { deadLetterTopic: prefix + deadLetterTopic(service) };

@@ -1,0 +1,91 @@
+import { Topics } from '@pipeline/contracts';
+import {
+  withoutTopicPrefix,
+  type ConsumedEvent,
+  type OutboxPublishedBatch,
+  type Sql,
+} from '@pipeline/messaging';
+
+/** One `order_timeline` row as order-service writes it. */
+export interface TimelineEntry {
+  readonly orderId: string;
+  readonly type: string;
+  readonly eventId: string;
+  /** ISO-8601: the event's time (ce_time), to the millisecond the column keeps. */
+  readonly at: string;
+  /** The contract topic, without a test prefix. */
+  readonly topic: string;
+  /** Where the event is; null for an event order-service publishes until its relay sent it. */
+  readonly partition: number | null;
+  readonly offset: string | null;
+  readonly causationId: string | null;
+}
+
+// ORDER BY ordinality: the bigserial ids follow the order things happened, which breaks ties.
+const INSERT_TIMELINE = `
+  INSERT INTO order_timeline (order_id, type, event_id, at, topic, "partition", "offset", causation_id)
+  SELECT t.order_id, t.type, t.event_id, t.at, t.topic, t.partition, t.offset, t.causation_id
+    FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::timestamptz[], $5::text[], $6::int[],
+                $7::bigint[], $8::uuid[]) WITH ORDINALITY
+      AS t(order_id, type, event_id, at, topic, "partition", "offset", causation_id, n)
+   ORDER BY t.n`;
+
+// By order id first: the (order_id, id) index finds each order's few rows.
+const FILL_POSITIONS = `
+  UPDATE order_timeline AS t SET "partition" = p.partition, "offset" = p.offset
+    FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS p(order_id, event_id, "partition", "offset")
+   WHERE t.order_id = p.order_id AND t.event_id = p.event_id AND t.topic = $5`;
+
+/** Writes entries in list order, in one statement. */
+export async function insertTimeline(sql: Sql, entries: readonly TimelineEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await sql.execute(INSERT_TIMELINE, [
+    entries.map((entry) => entry.orderId),
+    entries.map((entry) => entry.type),
+    entries.map((entry) => entry.eventId),
+    entries.map((entry) => entry.at),
+    entries.map((entry) => entry.topic),
+    entries.map((entry) => entry.partition),
+    entries.map((entry) => entry.offset),
+    entries.map((entry) => entry.causationId),
+  ]);
+}
+
+/** The entry of a consumed event, where it was read from (`topicPrefix` taken off the topic). */
+export function consumedEntry(orderId: string, event: ConsumedEvent, topicPrefix: string): TimelineEntry {
+  const { id, type, time, causationId } = event.metadata;
+  return {
+    orderId,
+    type,
+    eventId: id,
+    at: new Date(time).toISOString(),
+    topic: withoutTopicPrefix(event.position.topic, topicPrefix),
+    partition: event.position.partition,
+    offset: event.position.offset,
+    causationId: causationId ?? null,
+  };
+}
+
+/** The entry of an event order-service publishes (on `orders`): no position until it is sent. */
+export function publishedEntry(
+  event: Pick<TimelineEntry, 'orderId' | 'type' | 'eventId' | 'causationId'> & { readonly at: Date },
+): TimelineEntry {
+  return { ...event, at: event.at.toISOString(), topic: Topics.orders, partition: null, offset: null };
+}
+
+/**
+ * The outbox relay's `onPublished` hook: fills in the partition and offset of the order events
+ * it sent, one statement per relay batch. Every order event has a timeline entry, written in the
+ * transaction that wrote its outbox row, so the row is there to update.
+ */
+export async function fillTimelinePositions(batch: OutboxPublishedBatch, sql: Sql): Promise<void> {
+  const records = batch.records.filter((record) => record.topic === Topics.orders && record.key !== null);
+  if (records.length === 0) return;
+  await sql.execute(FILL_POSITIONS, [
+    records.map((record) => record.key),
+    records.map((record) => record.eventId),
+    records.map((record) => record.partition),
+    records.map((record) => record.offset),
+    Topics.orders,
+  ]);
+}
