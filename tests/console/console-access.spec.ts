@@ -61,7 +61,12 @@ describe('console: safe by default', () => {
 
   it('refuses every action with 403 without CONSOLE_TOKEN, even with a bearer token, and says why', async () => {
     for (const { path, body } of ACTIONS) {
-      for (const headers of [{}, { authorization: `Bearer ${TOKEN}` }, { accept: 'application/json' }]) {
+      const variants: Record<string, string>[] = [
+        {},
+        { authorization: `Bearer ${TOKEN}` },
+        { accept: 'application/json' },
+      ];
+      for (const headers of variants) {
         const response = await post(readOnly.baseUrl + path, body, headers);
         expect(response.status, `${path} ${JSON.stringify(headers)}`).toBe(403);
         expect(await response.text()).toContain('started without CONSOLE_TOKEN');

@@ -1,0 +1,158 @@
+import { once } from 'node:events';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deployService } from '../../scripts/db/migrate.mjs';
+import { Supervisor, type SupervisedProcess } from '../../tools/stack/supervisor';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
+import { eventually, freePort, REPO_ROOT } from '../support/processes';
+import { deletePrefixedTopics } from '../support/service-harness';
+import { launchBrowser, screenshot, startConsole, type ConsoleUnderTest } from './console.harness';
+
+const PARTITIONS = 6;
+
+interface GroupOnPage {
+  readonly state: string;
+  readonly members: readonly {
+    readonly id: string;
+    readonly clientId: string;
+    readonly orders: readonly number[];
+  }[];
+}
+
+// Two payment-service instances in one group, run by the stack's supervisor (tools/stack), with
+// the console's groups page watching: a join moves partitions, a kill -9 is restarted and the
+// group settles again.
+describe('console: consumer groups as instances join, die and come back', () => {
+  const kafka = testKafka();
+  const prefix = `${uniqueName('e2e.console-groups')}.`;
+  const group = uniqueName('console_groups_payment.group');
+  const supervisor = new Supervisor({ initialBackoffMs: 200, maxBackoffMs: 1_000, log: () => undefined });
+  const logDir = mkdtempSync(join(tmpdir(), 'console-groups-'));
+  let database: TestDatabase;
+  let consoleApp: ConsoleUnderTest;
+  let browser: Browser;
+  let page: Page;
+  const urls: string[] = [];
+
+  async function startPayment(instance: number): Promise<SupervisedProcess> {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    urls.push(url);
+    const supervised = supervisor.start({
+      name: `payment-${instance}`,
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'dist/apps/payment-service/src/main.js')],
+      cwd: REPO_ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        DATABASE_URL: database.url,
+        KAFKA_BROKERS: KAFKA_BROKERS.join(','),
+        KAFKA_TOPIC_PREFIX: prefix,
+        KAFKA_TOPIC_PARTITIONS: String(PARTITIONS),
+        KAFKA_CONSUMER_GROUP: group,
+        KAFKA_CLIENT_ID: `payment-service-${instance}`,
+        OTEL_TRACES_EXPORTER: 'none',
+        LOG_FORMAT: 'json',
+      },
+      logFile: join(logDir, `payment-${instance}.log`),
+    });
+    await eventually(async () => (await fetch(`${url}/health/ready`)).ok || undefined, {
+      timeoutMs: 60_000,
+      what: `payment-${instance} ready`,
+    });
+    return supervised;
+  }
+
+  /** The group as the page shows it now (the page refreshes itself every 2 s). */
+  async function groupOnPage(): Promise<GroupOnPage | undefined> {
+    const section = page.locator(`section[data-group="${group}"]`);
+    if ((await section.count()) === 0) return undefined;
+    const members = await section.locator('li[data-member]').evaluateAll((items) =>
+      items.map((item) => ({
+        id: item.getAttribute('data-member') ?? '',
+        clientId: item.querySelector('code')?.textContent ?? '',
+        text: item.textContent ?? '',
+      })),
+    );
+    return {
+      state: (await section.locator('[data-field="state"]').textContent()) ?? '',
+      members: members.map(({ id, clientId, text }) => ({
+        id,
+        clientId,
+        orders: (new RegExp(`${prefix.replace(/\./g, '\\.')}orders \\[([0-9, ]*)\\]`).exec(text)?.[1] ?? '')
+          .split(',')
+          .filter((p) => p.trim() !== '')
+          .map(Number),
+      })),
+    };
+  }
+
+  /** Waits until the page shows a stable group of `count` members sharing every orders partition. */
+  function settled(count: number, check: (group: GroupOnPage) => boolean = () => true): Promise<GroupOnPage> {
+    return eventually(
+      async () => {
+        const shown = await groupOnPage();
+        if (shown === undefined || shown.state !== 'Stable' || shown.members.length !== count)
+          return undefined;
+        const partitions = shown.members.flatMap((m) => m.orders).sort((a, b) => a - b);
+        if (partitions.join() !== [...Array(PARTITIONS).keys()].join()) return undefined;
+        return check(shown) ? shown : undefined;
+      },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 500,
+        what: `group ${group} stable with ${count} member(s) on the page`,
+      },
+    );
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('e2e_console_groups');
+    await deployService('payment', { url: database.url, log: () => undefined });
+    await startPayment(1);
+    consoleApp = await startConsole({ prefix, services: { payment: urls } });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await consoleApp?.stop();
+    await supervisor.stop();
+    await database?.drop();
+    await deletePrefixedTopics(kafka, prefix);
+  });
+
+  it('shows the members and their partitions change when a second instance joins', async () => {
+    await page.goto(`${consoleApp.baseUrl}/groups?q=${encodeURIComponent(group)}`);
+    const alone = await settled(1);
+    expect(alone.members[0]).toMatchObject({ clientId: 'payment-service-1', orders: [0, 1, 2, 3, 4, 5] });
+
+    await startPayment(2);
+    const shared = await settled(2);
+    expect(shared.members.map((m) => m.clientId).sort()).toEqual(['payment-service-1', 'payment-service-2']);
+    for (const member of shared.members) expect(member.orders.length).toBeGreaterThan(0);
+    await screenshot(page, 'consumer-groups-two-instances');
+  });
+
+  it('after a kill -9 the supervisor restarts the instance and the page shows the group settle again', async () => {
+    const victim = supervisor.processes().find((p) => p.name === 'payment-2')!;
+    const before = (await settled(2)).members.find((m) => m.clientId === 'payment-service-2')!;
+    const oldPid = victim.pid()!;
+    const respawned = once(supervisor, 'spawn');
+    process.kill(oldPid, 'SIGKILL');
+    const [, newPid] = (await respawned) as [SupervisedProcess, number];
+    expect(newPid).not.toBe(oldPid);
+    expect(victim.restarts).toBe(1);
+
+    // The dead member leaves when its session times out; the restarted one has joined by then.
+    const after = await settled(2, (shown) => shown.members.every((m) => m.id !== before.id));
+    expect(after.members.map((m) => m.clientId).sort()).toEqual(['payment-service-1', 'payment-service-2']);
+    await screenshot(page, 'consumer-groups-after-kill');
+  });
+});
