@@ -72,6 +72,8 @@ export const consoleConfigSchema = z
       .default(15 * 60_000),
     /** Upper bound of orders kept in memory for the live list and the journeys. */
     CONSOLE_MAX_ORDERS: z.coerce.number().int().positive().default(5_000),
+    /** maildev on the local stack, Mailpit in Docker: their APIs and page links differ. */
+    MAIL_UI_KIND: z.enum(['maildev', 'mailpit']).default('maildev'),
     MAIL_UI_URL: baseUrl('http://127.0.0.1:1080'),
     /** The mail UI as the browser reaches it (differs from MAIL_UI_URL inside Docker). */
     MAIL_UI_PUBLIC_URL: baseUrl().optional(),
@@ -96,7 +98,11 @@ export const consoleConfigSchema = z
     services: Object.fromEntries(
       ServiceNames.map((name) => [name, env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_URL`]]),
     ) as Record<ServiceName, string[]>,
-    mail: { apiUrl: env.MAIL_UI_URL, publicUrl: env.MAIL_UI_PUBLIC_URL ?? env.MAIL_UI_URL },
+    mail: {
+      kind: env.MAIL_UI_KIND,
+      apiUrl: env.MAIL_UI_URL,
+      publicUrl: env.MAIL_UI_PUBLIC_URL ?? env.MAIL_UI_URL,
+    },
     traces: {
       kind: env.TRACE_UI_KIND,
       apiUrl: env.TRACE_UI_URL,

@@ -29,21 +29,44 @@ export function traceUrl(traces: ConsoleConfig['traces'], traceId: string): stri
     : `${traces.publicUrl}/zipkin/traces/${traceId}`;
 }
 
+interface MailpitSummary {
+  readonly ID: string;
+  readonly MessageID: string;
+  readonly Subject: string;
+  readonly To: readonly { readonly Address: string }[];
+}
+
+const bare = (messageId: string): string => messageId.replace(/^<|>$/g, '');
+
 /**
  * The emails the mail UI holds with one of these Message-IDs. email-service derives the
- * Message-ID from the event it answers (`<event id@order-pipeline.local>`), so the journey finds
- * the email of its order.confirmed / order.cancelled event.
+ * Message-ID from the event it answers (emailMessageIdFor), so the journey finds the email of its
+ * order.confirmed / order.cancelled event. maildev locally, Mailpit in Docker: both keep the
+ * newest messages first.
  */
 export async function findEmails(
   mail: ConsoleConfig['mail'],
   messageIds: readonly string[],
 ): Promise<SentEmail[]> {
   if (messageIds.length === 0) return [];
-  const response = await fetch(`${mail.apiUrl}/api/email`, { signal: AbortSignal.timeout(3_000) });
+  const wanted = new Set(messageIds.map(bare));
+  const listUrl =
+    mail.kind === 'mailpit' ? `${mail.apiUrl}/api/v1/messages?limit=1000` : `${mail.apiUrl}/api/email`;
+  const response = await fetch(listUrl, { signal: AbortSignal.timeout(3_000) });
   if (!response.ok) throw new Error(`the mail UI answered ${response.status}`);
-  const wanted = new Set(messageIds);
+  if (mail.kind === 'mailpit') {
+    const { messages } = (await response.json()) as { messages: readonly MailpitSummary[] };
+    return messages
+      .filter((m) => wanted.has(bare(m.MessageID)))
+      .map((m) => ({
+        subject: m.Subject,
+        to: m.To.map((to) => to.Address).join(', '),
+        messageId: `<${bare(m.MessageID)}>`,
+        url: `${mail.publicUrl}/view/${m.ID}`,
+      }));
+  }
   return ((await response.json()) as MaildevEmail[])
-    .filter((email) => wanted.has(email.headers['message-id'] ?? ''))
+    .filter((email) => wanted.has(bare(email.headers['message-id'] ?? '')))
     .map((email) => ({
       subject: email.subject,
       to: email.to.map((to) => to.address).join(', '),
