@@ -308,6 +308,8 @@ describe('docker-compose.yml', () => {
 
     it('calls the mail and trace UIs inside the network and links to their host ports', () => {
       const container = (url: string | undefined) => new URL(url ?? '');
+      expect(env.MAIL_UI_KIND).toBe('mailpit');
+      expect(service(new URL(env.MAIL_UI_URL ?? '').hostname).image).toMatch(/^axllent\/mailpit:/);
       const mail = container(env.MAIL_UI_URL);
       const mailPort = portsOf(mail.hostname).find((p) => p.containerPort === Number(mail.port));
       expect(mailPort, `${mail.hostname} publishes ${mail.port}`).toBeDefined();

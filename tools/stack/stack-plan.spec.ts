@@ -123,6 +123,7 @@ describe('planStack', () => {
       INVENTORY_SERVICE_URL: 'http://127.0.0.1:3002',
       EMAIL_SERVICE_URL: 'http://127.0.0.1:3003,http://127.0.0.1:3103',
       ANALYTICS_SERVICE_URL: 'http://127.0.0.1:3004',
+      MAIL_UI_KIND: 'maildev',
       MAIL_UI_URL: 'http://127.0.0.1:1080',
       TRACE_UI_URL: 'http://127.0.0.1:9411',
       TRACE_UI_KIND: 'zipkin',

@@ -120,6 +120,7 @@ function consoleProcess(options: StackPlanOptions, services: readonly StackProce
       HOST: '127.0.0.1',
       KAFKA_BROKERS: or(env.KAFKA_BROKERS, '127.0.0.1:9092'),
       ...urls,
+      MAIL_UI_KIND: or(env.MAIL_UI_KIND, 'maildev'),
       MAIL_UI_URL: or(env.MAIL_UI_URL, 'http://127.0.0.1:1080'),
       TRACE_UI_URL: or(env.TRACE_UI_URL, 'http://127.0.0.1:9411'),
       TRACE_UI_KIND: or(env.TRACE_UI_KIND, 'zipkin'),
