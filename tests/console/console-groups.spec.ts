@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deployService } from '../../scripts/db/migrate.mjs';
-import { Supervisor, type SupervisedProcess } from '../../tools/stack/supervisor';
+import { Supervisor, type SupervisedProcess } from '@pipeline/supervisor';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort, REPO_ROOT } from '../support/processes';
@@ -72,11 +72,12 @@ describe('console: consumer groups as instances join, die and come back', () => 
   async function groupOnPage(): Promise<GroupOnPage | undefined> {
     const section = page.locator(`section[data-group="${group}"]`);
     if ((await section.count()) === 0) return undefined;
-    const members = await section.locator('li[data-member]').evaluateAll((items) =>
-      items.map((item) => ({
-        id: item.getAttribute('data-member') ?? '',
-        clientId: item.querySelector('code')?.textContent ?? '',
-        text: item.textContent ?? '',
+    const items = await section.locator('li[data-member]').all();
+    const members = await Promise.all(
+      items.map(async (item) => ({
+        id: (await item.getAttribute('data-member')) ?? '',
+        clientId: (await item.locator('code').first().textContent()) ?? '',
+        text: (await item.textContent()) ?? '',
       })),
     );
     return {

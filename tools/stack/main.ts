@@ -11,7 +11,7 @@ import { portInUse, reportReadyAgain, StartupFailure, waitUntilReady, type Start
 import { parseStackArgs, STACK_USAGE, UsageError, type StackArgs } from './stack-args';
 import { planStack, RunDir, type StackProcess } from './stack-plan';
 import { renderSummary } from './stack-summary';
-import { Supervisor } from './supervisor';
+import { Supervisor } from '@pipeline/supervisor';
 
 const READY_TIMEOUT_MS = 120_000;
 /** The supervisor's own pid: SIGUSR2 to it starts the processes stopped cleanly again. */

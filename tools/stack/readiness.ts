@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackProcess } from './stack-plan';
-import { formatDuration, type SupervisedProcess, type Supervisor } from './supervisor';
+import { formatDuration, type SupervisedProcess, type Supervisor } from '@pipeline/supervisor';
 
 export interface Started {
   readonly plan: StackProcess;

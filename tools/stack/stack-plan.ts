@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import { serviceRuntimeEnv } from '../bench/service-runtime';
-import type { ProcessSpec } from './supervisor';
+import type { ProcessSpec } from '@pipeline/supervisor';
 
 /** Instance 1's port: the default of the service's config schema (apps/<name>-service/src/config.ts). */
 export const ServicePorts: Readonly<Record<ServiceName, number>> = {

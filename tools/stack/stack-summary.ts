@@ -1,4 +1,4 @@
-import { formatDuration, SupervisorDefaults } from './supervisor';
+import { formatDuration, SupervisorDefaults } from '@pipeline/supervisor';
 import { RunDir, type StackProcess } from './stack-plan';
 
 export interface SummaryOptions {
