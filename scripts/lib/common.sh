@@ -28,6 +28,25 @@ ensure_postgres() {
   return 1
 }
 
+# The console's browser tests drive Debian's Chromium (playwright-core; `npx playwright install`
+# cannot reach its CDN here). Installed from Debian's packages when missing; CHROMIUM_PATH points
+# elsewhere if it is installed under another name.
+ensure_chromium() {
+  local browser="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ -x "$browser" ]; then return 0; fi
+  if ! command -v apt-get >/dev/null; then
+    log "no Chromium at $browser and no apt-get to install it: set CHROMIUM_PATH" >&2
+    return 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
+  log "installing Chromium from Debian's packages (apt-get install chromium)"
+  $sudo apt-get update -qq >/dev/null || { log "apt-get update failed" >&2; return 1; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null \
+    || { log "apt-get install chromium failed" >&2; return 1; }
+  log "$("$browser" --version 2>/dev/null | head -n 1)"
+}
+
 build_all() {
   bash scripts/prisma-generate.sh
   bash scripts/build.sh
@@ -41,6 +60,7 @@ begin_test_run() {
   trap stop_started_infra EXIT
   ensure_dependencies
   ensure_postgres
+  ensure_chromium
   build_all
 }
 
