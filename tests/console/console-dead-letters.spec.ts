@@ -65,9 +65,7 @@ describe('console: dead letters, and redriving them from the UI', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleApp?.stop();
-    await Promise.allSettled([payment?.stop(), email?.stop()]);
+    await Promise.allSettled([browser?.close(), consoleApp?.stop(), payment?.stop(), email?.stop()]);
     await emailDatabase?.drop();
     await admin?.disconnect();
     await deletePrefixedTopics(kafka, prefix);

@@ -33,8 +33,8 @@ describe('console: live flow and one order’s journey, in a real browser', () =
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleApp?.stop();
+    // Each step even when another failed: a left-over service would outlive the run.
+    await Promise.allSettled([browser?.close(), consoleApp?.stop()]);
     await pipeline?.stop();
   });
 

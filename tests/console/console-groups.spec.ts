@@ -122,9 +122,7 @@ describe('console: consumer groups as instances join, die and come back', () => 
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await consoleApp?.stop();
-    await supervisor.stop();
+    await Promise.allSettled([browser?.close(), consoleApp?.stop(), supervisor.stop()]);
     await database?.drop();
     await deletePrefixedTopics(kafka, prefix);
   });
