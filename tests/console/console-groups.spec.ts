@@ -10,7 +10,8 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort, REPO_ROOT } from '../support/processes';
 import { deletePrefixedTopics } from '../support/service-harness';
-import { launchBrowser, screenshot, startConsole, type ConsoleUnderTest } from './console.harness';
+import { caughtUp } from '../support/events';
+import { launchBrowser, screenshot, signIn, startConsole, type ConsoleUnderTest } from './console.harness';
 
 const PARTITIONS = 6;
 
@@ -153,5 +154,56 @@ describe('console: consumer groups as instances join, die and come back', () => 
     const after = await settled(2, (shown) => shown.members.every((m) => m.id !== before.id));
     expect(after.members.map((m) => m.clientId).sort()).toEqual(['payment-service-1', 'payment-service-2']);
     await screenshot(page, 'consumer-groups-after-kill');
+  });
+
+  it('resets the group to the earliest offsets after a confirmation, and only once it has no members', async () => {
+    const ordersTopic = `${prefix}orders`;
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    await producer.connect();
+    await producer.send({
+      topic: ordersTopic,
+      acks: -1,
+      messages: [1, 2, 3].map((n) => ({ key: `poison-${n}`, value: Buffer.from('not an event') })),
+    });
+    await producer.disconnect();
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await caughtUp(admin, group, [ordersTopic]);
+      await signIn(page, consoleApp.baseUrl);
+      const reset = async () => {
+        await page.goto(`${consoleApp.baseUrl}/groups/${encodeURIComponent(group)}/reset`);
+        await page.getByLabel(/will re-read its topics/).check();
+        await page.getByRole('button', { name: 'Reset offsets to earliest' }).click();
+      };
+
+      // Two live members: Kafka would refuse, and the console says so before trying.
+      await reset();
+      await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+        /2 active members: Kafka resets the offsets of an empty group only/,
+      );
+
+      await supervisor.stop();
+      await eventually(
+        async () => ((await admin.describeGroups([group])).groups[0]?.state === 'Empty' ? true : undefined),
+        {
+          what: `group ${group} empty`,
+        },
+      );
+      await reset();
+      await expect(page.getByRole('status').textContent()).resolves.toContain(
+        `Reset ${group} to the earliest offsets`,
+      );
+      expect(await page.getByRole('heading', { name: 'Before' }).count()).toBe(1);
+      expect(await page.getByRole('heading', { name: 'After' }).count()).toBe(1);
+      await screenshot(page, 'consumer-group-reset');
+
+      const lows = new Map((await admin.fetchTopicOffsets(ordersTopic)).map((p) => [p.partition, p.low]));
+      const [committed] = await admin.fetchOffsets({ groupId: group, topics: [ordersTopic] });
+      expect(committed!.partitions).toHaveLength(PARTITIONS);
+      for (const { partition, offset } of committed!.partitions) expect(offset).toBe(lows.get(partition));
+    } finally {
+      await admin.disconnect();
+    }
   });
 });
