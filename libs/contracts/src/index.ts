@@ -15,6 +15,7 @@ export * from './events/stock-rejected.event';
 export * from './events/stock-changed.event';
 export * from './events/orders-count-updated.event';
 export * from './events/event-catalogue';
+export * from './events/read-event';
 export * from './events/event-consumers';
 export * from './asyncapi/asyncapi-document';
 export * from './money/money';

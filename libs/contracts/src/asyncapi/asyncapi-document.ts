@@ -397,7 +397,7 @@ export function buildAsyncApiDocument(options: AsyncApiDocumentOptions): AsyncAp
       description: [
         'The Kafka contract of the order pipeline: five services (order, payment, inventory, email, analytics) that talk only through these keyed topics.',
         'Every record is a CloudEvents 1.0 event in Kafka binary mode: the value is the JSON payload, the attributes travel as `ce_*` headers together with `correlation_id`, `causation_id` and W3C `traceparent`/`tracestate`. The record key is the aggregate id (the order id on the saga topics), so the events of one order stay in order on one partition.',
-        'Money is an exact decimal string with at most 2 places (never a JSON number). Payloads are strict: an unknown field is a schema violation. Delivery is at-least-once and consumers deduplicate by `ce_id`; a record a service cannot process goes to its `<service>.dead-letter` topic.',
+        'Money is an exact decimal string with at most 2 places (never a JSON number). Payloads are strict objects (what a producer may write); consumers drop a field they do not know, so an added optional field breaks no consumer, and a breaking change is a new version with its own `ce_dataschema` (docs/contracts.md). Delivery is at-least-once and consumers deduplicate by `ce_id`; a record a service cannot process goes to its `<service>.dead-letter` topic.',
       ].join('\n\n'),
     },
     servers: {

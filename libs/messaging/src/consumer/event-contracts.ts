@@ -1,4 +1,10 @@
-import { EventCatalogue, dataSchemaOf, isDeclaredFor, isEventType, parseEvent } from '@pipeline/contracts';
+import {
+  EventCatalogue,
+  acceptedDataSchemasOf,
+  isDeclaredFor,
+  isEventType,
+  readEvent,
+} from '@pipeline/contracts';
 
 export type ParseResult =
   | { readonly ok: true; readonly type: string; readonly payload: unknown }
@@ -10,16 +16,17 @@ export type ParseResult =
  */
 export interface EventContracts {
   isDeclaredFor(topic: string, type: string): boolean;
-  parseEvent(type: string, value: unknown): ParseResult;
-  /** The `ce_dataschema` this consumer understands for `type`; undefined: any (or none). */
-  dataSchemaFor?(type: string): string | undefined;
+  /** Validates a payload against the version `dataSchema` (the record's `ce_dataschema`) names. */
+  parseEvent(type: string, value: unknown, dataSchema?: string): ParseResult;
+  /** The `ce_dataschema`s this consumer reads for `type`; undefined: any (or none). */
+  dataSchemasFor?(type: string): readonly string[] | undefined;
   /** Whether a `null` value (a tombstone on a compacted topic) is legal for `type`. */
   allowsTombstone?(type: string): boolean;
 }
 
 export const PIPELINE_CONTRACTS: EventContracts = {
   isDeclaredFor,
-  parseEvent: (type, value) => parseEvent(type, value),
-  dataSchemaFor: (type) => (isEventType(type) ? dataSchemaOf(type, EventCatalogue[type].version) : undefined),
+  parseEvent: (type, value, dataSchema) => readEvent(type, value, dataSchema),
+  dataSchemasFor: (type) => (isEventType(type) ? acceptedDataSchemasOf(type) : undefined),
   allowsTombstone: (type) => isEventType(type) && 'tombstone' in EventCatalogue[type],
 };

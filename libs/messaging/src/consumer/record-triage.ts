@@ -31,19 +31,20 @@ export function triageRecord(
   if (!contracts.isDeclaredFor(topic, metadata.type)) {
     return { kind: 'poison', reason: `event type "${metadata.type}" is not declared for topic "${topic}"` };
   }
-  const expectedSchema = contracts.dataSchemaFor?.(metadata.type);
+  const accepted = contracts.dataSchemasFor?.(metadata.type);
   const { dataSchema } = metadata;
-  if (expectedSchema !== undefined && dataSchema !== undefined && dataSchema !== expectedSchema) {
+  if (accepted !== undefined && dataSchema !== undefined && !accepted.includes(dataSchema)) {
+    const reads = accepted.map((schema) => `"${schema}"`).join(', ');
     return {
       kind: 'poison',
-      reason: `unsupported ${EventHeaders.dataSchema} "${dataSchema}" (this consumer reads "${expectedSchema}")`,
+      reason: `unsupported ${EventHeaders.dataSchema} "${dataSchema}" (this consumer reads ${reads})`,
     };
   }
   if (!hasHandler(metadata.type)) return { kind: 'unhandled', type: metadata.type };
   if (decoded.payload === null && message.value === null && contracts.allowsTombstone?.(metadata.type)) {
     return { kind: 'event', metadata, payload: null };
   }
-  const parsed = contracts.parseEvent(metadata.type, decoded.payload);
+  const parsed = contracts.parseEvent(metadata.type, decoded.payload, dataSchema);
   if (!parsed.ok)
     return { kind: 'poison', reason: `payload violates the "${metadata.type}" schema: ${parsed.reason}` };
   return { kind: 'event', metadata, payload: parsed.payload };

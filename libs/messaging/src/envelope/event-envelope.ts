@@ -3,6 +3,7 @@ import {
   CLOUD_EVENTS_SPEC_VERSION,
   EventHeaders,
   JSON_CONTENT_TYPE,
+  currentVersionOf,
   dataSchemaOf,
 } from '@pipeline/contracts';
 
@@ -29,6 +30,7 @@ export interface OutgoingEvent<Payload = unknown> {
   /** The record key: the aggregate id (order id on the saga topics, SKU on inventory.stock). */
   readonly key: string | null;
   readonly type: string;
+  /** The payload's schema version; defaults to the contracts' current version of `type`. */
   readonly version?: number;
   /** `null` publishes a tombstone (compacted topics). */
   readonly payload: Payload | null;
@@ -52,7 +54,7 @@ export function metadataOf(
     type: event.type,
     source,
     time: (event.time ?? new Date()).toISOString(),
-    dataSchema: dataSchemaOf(event.type, event.version ?? 1),
+    dataSchema: dataSchemaOf(event.type, event.version ?? currentVersionOf(event.type)),
     correlationId: event.correlationId,
     ...(event.causationId ? { causationId: event.causationId } : {}),
     ...trace,
