@@ -19,8 +19,16 @@ case "$cmd" in
     pids=()
     names=()
     for c in "${components[@]}"; do
-      if bash "$BIN/$c.sh" status >/dev/null 2>&1; then
+      # status: 0 running and answering, 3 not running, else running but not answering (busy).
+      rc=0
+      bash "$BIN/$c.sh" status >/dev/null 2>&1 || rc=$?
+      if [ "$rc" -eq 0 ]; then
         echo "[infra] $c already running"
+        continue
+      fi
+      if [ "$rc" -ne 3 ]; then
+        # Someone else's (start would only say "already running"): not ours to stop later.
+        echo "[infra] $c is running but not answering yet; left as it is"
         continue
       fi
       bash "$BIN/$c.sh" start &
