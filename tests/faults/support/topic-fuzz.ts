@@ -88,7 +88,8 @@ export function badRecords(): BadRecord[] {
     make('oversized record (600 kB), schema violation', (orderId) => ({
       topic: 'orders',
       deadLetteredBy: ['payment', 'analytics'],
-      value: JSON.stringify({ ...placedPayload(orderId), padding: 'x'.repeat(600_000) }),
+      // In a field the schema bounds (64 characters): consumers drop an unknown field, not a violation.
+      value: JSON.stringify({ ...placedPayload(orderId), customerId: 'x'.repeat(600_000) }),
       headers: envelope('orders', 'order.placed', orderId),
     })),
     make('garbage bytes on payments', () => ({
