@@ -83,7 +83,8 @@ describe('console: safe by default', () => {
     const button = page.getByRole('button', { name: 'Place order' });
     await expect(button.getAttribute('aria-describedby')).resolves.toBe('read-only-reason');
     await button.click();
-    await expect(page.locator('#demo-result').textContent()).resolves.toContain('Refused (403)');
+    // The form posts in the background: wait for its answer, not for the "Sending…" before it.
+    await page.locator('#demo-result', { hasText: 'Refused (403)' }).waitFor();
     await screenshot(page, 'read-only');
     await page.close();
     expect(orderService.requests()).toBe(0);
@@ -115,7 +116,7 @@ describe('console: safe by default', () => {
 
     // The page's own form carries it: the action goes through and is logged with what it changed.
     await page.getByRole('button', { name: 'Place order' }).click();
-    await expect(page.locator('#demo-result').textContent()).resolves.toContain('Placed order');
+    await page.locator('#demo-result', { hasText: 'Placed order' }).waitFor();
     expect(orderService.requests()).toBe(1);
     expect(guarded.process.output()).toMatch(
       /"action":"demo-order".*"orderId":"00000000-0000-4000-8000-000000000000"/,

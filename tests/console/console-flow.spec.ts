@@ -52,8 +52,8 @@ describe('console: live flow and one order’s journey, in a real browser', () =
     expect(orderId).toMatch(/^[0-9a-f-]{36}$/);
 
     const row = page.locator(`#order-${orderId}`);
-    await row.waitFor({ timeout: 30_000 });
-    await page.locator(`#order-${orderId}[data-status="CONFIRMED"]`).waitFor({ timeout: 60_000 });
+    await row.waitFor({ timeout: 60_000 });
+    await page.locator(`#order-${orderId}[data-status="CONFIRMED"]`).waitFor({ timeout: 120_000 });
     expect(
       await page.evaluate(() => (globalThis as unknown as { consoleTestMark?: number }).consoleTestMark),
     ).toBe(1);
@@ -115,7 +115,7 @@ describe('console: live flow and one order’s journey, in a real browser', () =
     };
     expect(email.subject).toContain(orderId);
     await screenshot(page, 'order-journey');
-  });
+  }, 180_000); // a whole saga on a machine that may be running other stacks
 
   it('shows the topics with their partitions, watermarks and cleanup policy, and the groups', async () => {
     await page.goto(`${consoleApp.baseUrl}/topics`);
