@@ -163,7 +163,14 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
     const page = html`<p>
         Resetting moves the committed offset of every partition this group has committed on to the partition's
         low watermark: its consumers read the whole retained log again (the analytics replay). Kafka allows it
-        only while the group has no members.
+        only while the group has no members: stop them first (<code>kill</code> without <code>-9</code>; the
+        stack does not restart a clean stop).
+      </p>
+      <p>
+        A consumer's inbox drops every event it has already applied, so a replay rebuilds state only where
+        that state was emptied first: for analytics-service, its tables and inbox, as the README's “Rebuilding
+        analytics from the log” shows. A new consumer group needs no reset at all: it reads the log from the
+        beginning on its own.
       </p>
       ${group ? groupSection(group, false) : html`<p>Unknown group.</p>`}
       <form method="post" action="/groups/${encodeURIComponent(groupId)}/reset">
