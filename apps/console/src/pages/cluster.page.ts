@@ -169,8 +169,8 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
       <p>
         A consumer's inbox drops every event it has already applied, so a replay rebuilds state only where
         that state was emptied first: for analytics-service, its tables and inbox, as the README's “Rebuilding
-        analytics from the log” shows. A new consumer group needs no reset at all: it reads the log from the
-        beginning on its own.
+        analytics from the log” shows. A new consumer group that starts from the earliest offset needs no
+        reset: it reads the retained log on its own.
       </p>
       ${group ? groupSection(group, false) : html`<p>Unknown group.</p>`}
       <form method="post" action="/groups/${encodeURIComponent(groupId)}/reset">
