@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, it } from 'vitest';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the pool size the resend bound follows
-import { SMTP_POOL_CONNECTIONS } from '../../apps/email-service/src/mail/smtp-options';
+import { EMAIL_MAX_IN_FLIGHT } from '@pipeline/contracts';
 import { eventually } from '../support/processes';
 import type { ServiceName } from '../support/service-harness';
 import { FULL } from './faults-mode';
@@ -54,7 +53,7 @@ describe.each(victims)('fault: service crash (kill -9 mid-batch, restart): %s-se
     // that email again, with the same Message-ID: at most one per email in flight, i.e. per
     // pooled SMTP connection (docs/reliability.md, Known limits). Nothing else may repeat.
     expectNothingLostOrDuplicated(result, {
-      sameMessageIdResends: victim === 'email' ? SMTP_POOL_CONNECTIONS : 0,
+      sameMessageIdResends: victim === 'email' ? EMAIL_MAX_IN_FLIGHT : 0,
     });
   }, 600_000);
 });

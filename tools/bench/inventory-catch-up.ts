@@ -15,8 +15,7 @@ import {
 } from '@pipeline/contracts';
 import { createKafka, encodeHeaders, metadataOf } from '@pipeline/messaging';
 import { logLevel } from 'kafkajs';
-import { readGroupLag } from '../loadgen/lag-monitor';
-import { seededRandom } from '../loadgen/order-mix';
+import { readGroupLag, seededRandom } from '@pipeline/load';
 import { cpuSeconds } from './proc-stats';
 import {
   databaseName,

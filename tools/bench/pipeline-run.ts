@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { DefaultGroups } from '../loadgen/args';
-import { readGroupLag } from '../loadgen/lag-monitor';
+import { readGroupLag } from '@pipeline/load';
 import { perOrderCounters, stepResult } from './assemble-results';
 import type { BenchConfig } from './bench-args';
 import { repoRoot } from './bench-environment';

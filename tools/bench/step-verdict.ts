@@ -1,4 +1,4 @@
-import { totalLag } from '../loadgen/lag-monitor';
+import { totalLag } from '@pipeline/load';
 import type { LoadgenReport } from '../loadgen/report';
 
 /** When a step counts as kept up with (issue 6: lag does not grow and e2e p99 stays within 1 s). */

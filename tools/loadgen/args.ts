@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { Outcomes, type OutcomeMix } from './order-mix';
+import { Outcomes, type OutcomeMix } from '@pipeline/load';
 
 export class UsageError extends Error {}
 

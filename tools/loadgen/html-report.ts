@@ -1,7 +1,7 @@
 import type { LoadgenReport } from './report';
 import { renderSummary } from './report';
 import { escapeXml, lineChart } from './svg-chart';
-import { totalLag } from './lag-monitor';
+import { totalLag } from '@pipeline/load';
 
 const Colors = ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b'];
 

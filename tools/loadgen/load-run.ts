@@ -1,8 +1,7 @@
 import type { LoadgenConfig } from './args';
 import { LatencyHistogram } from './latency-stats';
-import { pickOutcome, planOrder, seededRandom, type PlannedOrder } from './order-mix';
+import { OrderClient, pickOutcome, planOrder, seededRandom, type PlannedOrder } from '@pipeline/load';
 import { cpuBetween, readCpu, type LoadgenCpu } from './cpu-account';
-import { OrderClient } from './order-client';
 import { OutcomeTracker, type TerminalType } from './outcome-tracker';
 import { constantRate, runClosedModel, runOpenModel, steppedRate, type Clock, type Slot } from './scheduler';
 import { Timeline } from './timeline';

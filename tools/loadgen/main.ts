@@ -8,7 +8,7 @@ import { Kafka, logLevel, type logCreator } from 'kafkajs';
 import { parseConfig, UsageError, type LoadgenConfig } from './args';
 import { checkEmails } from './email-check';
 import { renderHtmlReport } from './html-report';
-import { LagMonitor } from './lag-monitor';
+import { LagMonitor } from '@pipeline/load';
 import { LoadRun } from './load-run';
 import { ProgressLine } from './progress';
 import { renderSummary, type EmailCheck, type LoadgenReport } from './report';

@@ -1,4 +1,4 @@
-import type { Outcome } from './order-mix';
+import type { Outcome } from '@pipeline/load';
 
 export type TerminalType = 'order.confirmed' | 'order.cancelled';
 

@@ -1,6 +1,6 @@
 import type { LoadgenConfig } from './args';
 import { formatCpu, type LoadgenCpu } from './cpu-account';
-import type { LagSample } from './lag-monitor';
+import type { LagSample } from '@pipeline/load';
 import type { PercentileSummary } from './latency-stats';
 import type { OutcomeTotals } from './outcome-tracker';
 import type { SecondPoint } from './timeline';

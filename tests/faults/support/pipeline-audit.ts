@@ -3,8 +3,7 @@
 import type { ServiceName } from '../../support/service-harness';
 import type { FaultStack } from './fault-stack';
 import type { PlacedOrder } from './steady-load';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the load generator's pieces, reused as the issue asks (tools has no public entry point)
-import { readGroupLag } from '../../../tools/loadgen/lag-monitor';
+import { readGroupLag } from '@pipeline/load';
 import { SERVICES } from './fault-stack';
 
 export interface Audit {

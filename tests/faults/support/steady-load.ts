@@ -1,10 +1,7 @@
 // Steady open-model load: one order every 1/rate seconds, whatever happens to the services, built
 // with the load generator's order mix and HTTP client. An order counts as placed when order-service
 // answered 202; a refused or failed POST is only counted (the client would retry it).
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the load generator's pieces, reused as the issue asks (tools has no public entry point)
-import { postOrder } from '../../../tools/loadgen/order-client';
-// eslint-disable-next-line @nx/enforce-module-boundaries -- the load generator's pieces, reused as the issue asks (tools has no public entry point)
-import { pickOutcome, planOrder, seededRandom, type Outcome } from '../../../tools/loadgen/order-mix';
+import { pickOutcome, planOrder, postOrder, seededRandom, type Outcome } from '@pipeline/load';
 import { uniqueName } from '../../support/kafka';
 
 export interface PlacedOrder {

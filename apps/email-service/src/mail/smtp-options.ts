@@ -1,7 +1,8 @@
+import { EMAIL_MAX_IN_FLIGHT } from '@pipeline/contracts';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
 
-/** Emails in flight at once, at most: one per pooled connection. */
-export const SMTP_POOL_CONNECTIONS = 5;
+/** Emails in flight at once, at most: one per pooled connection (the contract's resend bound). */
+export const SMTP_POOL_CONNECTIONS = EMAIL_MAX_IN_FLIGHT;
 
 /**
  * Turns `SMTP_URL` (`smtp://[user:pass@]host[:port]`, or `smtps://` for implicit TLS) into pooled
