@@ -1,4 +1,4 @@
-export * from './kafka/kafka-options';
+export * from './kafka/kafka.options';
 export * from './kafka/kafka.tokens';
 export * from './kafka/kafka.module';
 export * from './health/kafka.health';
@@ -9,7 +9,7 @@ export * from './envelope/event-envelope';
 export * from './outbox/outbox-writer';
 export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './outbox/outbox-relay';
-export * from './outbox/outbox-relay-options';
+export * from './outbox/outbox-relay.options';
 export * from './errors/pipeline-error';
 export * from './errors/classify-error';
 export * from './errors/message-of';

@@ -6,7 +6,7 @@ import { messageOf } from '@pipeline/messaging';
 import { SERVICE_CONFIG } from '@pipeline/service-kit';
 import type { EmailConfig } from '../config';
 import { smtpFailure } from './smtp-failure';
-import { smtpPoolOptions } from './smtp-options';
+import { smtpPoolOptions } from './smtp.options';
 
 /** An email ready to go: the body is built, the Message-ID decided by the caller. */
 export interface OutgoingEmail {

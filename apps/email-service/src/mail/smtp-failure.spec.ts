@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { classifyError } from '@pipeline/messaging';
 import { smtpFailure } from './smtp-failure';
-import { smtpPoolOptions } from './smtp-options';
+import { smtpPoolOptions } from './smtp.options';
 
 const smtpError = (message: string, fields: Record<string, unknown>): Error =>
   Object.assign(new Error(message), fields);

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderCancelledEvent, type OrderCancelledPayload } from '@pipeline/contracts';
 import { type EventContext } from '@pipeline/messaging';
 import { cancellationEmail } from './order-email.template';
-import { SMTP_POOL_CONNECTIONS } from '../mail/smtp-options';
+import { SMTP_POOL_CONNECTIONS } from '../mail/smtp.options';
 import { SendOnce } from './send-once';
 
 /** One cancellation email per `order.cancelled`, with the reason in words. */

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { OrderConfirmedEvent, type OrderConfirmedPayload } from '@pipeline/contracts';
 import { type EventContext } from '@pipeline/messaging';
 import { confirmationEmail } from './order-email.template';
-import { SMTP_POOL_CONNECTIONS } from '../mail/smtp-options';
+import { SMTP_POOL_CONNECTIONS } from '../mail/smtp.options';
 import { SendOnce } from './send-once';
 
 /** One confirmation email per `order.confirmed`, to the order's customerEmail. */

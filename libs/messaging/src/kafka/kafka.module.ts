@@ -11,7 +11,7 @@ import type { Admin, Kafka } from 'kafkajs';
 import { TopicCatalogue } from '@pipeline/contracts';
 import { provisionTopics, type ProvisioningOptions } from '../topics/provision-topics';
 import { KafkaHealthIndicator } from '../health/kafka.health';
-import { createKafka, type KafkaConnectionOptions } from './kafka-options';
+import { createKafka, type KafkaConnectionOptions } from './kafka.options';
 import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from './kafka.tokens';
 
 export interface KafkaModuleOptions extends KafkaConnectionOptions {

@@ -8,7 +8,7 @@ import {
 import type { Kafka } from 'kafkajs';
 import { KAFKA_CLIENT } from '../kafka/kafka.tokens';
 import { OutboxRelay } from './outbox-relay';
-import type { OutboxAcks, OutboxRelayOptions } from './outbox-relay-options';
+import type { OutboxAcks, OutboxRelayOptions } from './outbox-relay.options';
 
 export const OUTBOX_RELAY_OPTIONS = Symbol('OUTBOX_RELAY_OPTIONS');
 

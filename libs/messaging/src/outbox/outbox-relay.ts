@@ -25,7 +25,7 @@ import {
   type OutboxRelayLogger,
   type OutboxRelayOptions,
   type OutboxRelayStats,
-} from './outbox-relay-options';
+} from './outbox-relay.options';
 
 /**
  * Publishes the `outbox` table to Kafka. Per-key order holds end to end because:

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { IHeaders, Message, TopicMessages } from 'kafkajs';
 import pg from 'pg';
 import type { SqlClient } from '../database/sql-client';
-import type { OutboxBacklog } from './outbox-relay-options';
+import type { OutboxBacklog } from './outbox-relay.options';
 
 /** One `outbox` row as the relay reads it (`payload` as JSON text, ready to send). */
 export interface OutboxRow {

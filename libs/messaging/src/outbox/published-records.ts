@@ -1,5 +1,5 @@
 import type { Message, RecordMetadata, TopicMessages } from 'kafkajs';
-import type { OutboxPublishedRecord } from './outbox-relay-options';
+import type { OutboxPublishedRecord } from './outbox-relay.options';
 import type { OutboxRow } from './outbox-table';
 
 /**
