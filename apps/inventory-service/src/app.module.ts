@@ -2,14 +2,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { InventoryConfig } from './config';
-import { DeleteStockController } from './delete-stock/delete-stock.controller';
-import { DeleteStockService } from './delete-stock/delete-stock.service';
+import { DeleteStockModule } from './delete-stock/delete-stock.module';
 import { PrismaClient } from './generated/prisma/client';
-import { GetStockController } from './get-stock/get-stock.controller';
-import { ReserveStockWhenPaymentAuthorized } from './reserve-stock/reserve-stock-when-payment-authorized.handler';
-import { SeedDemoCatalogue } from './seed-catalogue/seed-catalogue.provider';
-import { SetStockController } from './set-stock/set-stock.controller';
-import { SetStockService } from './set-stock/set-stock.service';
+import { GetStockModule } from './get-stock/get-stock.module';
+import { ReserveStockModule } from './reserve-stock/reserve-stock.module';
+import { SeedCatalogueModule } from './seed-catalogue/seed-catalogue.module';
+import { SetStockModule } from './set-stock/set-stock.module';
 
 @Module({})
 export class AppModule {
@@ -23,15 +21,13 @@ export class AppModule {
           prismaClient: PrismaClient,
           consumes: [Topics.payments],
         }),
+        // One feature module per use case.
+        ReserveStockModule,
+        GetStockModule,
+        SetStockModule,
+        DeleteStockModule,
+        SeedCatalogueModule,
       ],
-      // Event handlers are controllers in Nest: @EventPattern routes are registered from them.
-      controllers: [
-        ReserveStockWhenPaymentAuthorized,
-        GetStockController,
-        SetStockController,
-        DeleteStockController,
-      ],
-      providers: [SetStockService, DeleteStockService, SeedDemoCatalogue],
     };
   }
 }

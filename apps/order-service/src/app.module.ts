@@ -2,9 +2,12 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { OrderConfig } from './config';
+import { GetOrderModule } from './get-order/get-order.module';
+import { ListOrdersModule } from './list-orders/list-orders.module';
 import { PrismaClient } from './generated/prisma/client';
 import { fillTimelinePositions } from './orders/order-timeline';
-import { OrdersModule } from './orders/orders.module';
+import { PlaceOrderModule } from './place-order/place-order.module';
+import { SagaModule } from './saga/saga.module';
 
 @Module({})
 export class AppModule {
@@ -20,7 +23,11 @@ export class AppModule {
           // Fills in where order.placed / confirmed / cancelled landed once published.
           onOutboxPublished: fillTimelinePositions,
         }),
-        OrdersModule,
+        // One feature module per use case; orders/ holds what they share (state, records, views).
+        PlaceOrderModule,
+        GetOrderModule,
+        ListOrdersModule,
+        SagaModule,
       ],
     };
   }

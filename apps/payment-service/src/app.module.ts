@@ -1,10 +1,10 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
-import { AuthorizePaymentWhenOrderPlaced } from './authorize-payment/authorize-payment-when-order-placed.handler';
+import { AuthorizePaymentModule } from './authorize-payment/authorize-payment.module';
 import type { PaymentConfig } from './config';
 import { PrismaClient } from './generated/prisma/client';
-import { RefundPaymentWhenStockRejected } from './refund-payment/refund-payment-when-stock-rejected.handler';
+import { RefundPaymentModule } from './refund-payment/refund-payment.module';
 
 @Module({})
 export class AppModule {
@@ -18,9 +18,10 @@ export class AppModule {
           prismaClient: PrismaClient,
           consumes: [Topics.orders, Topics.inventory],
         }),
+        // One feature module per use case.
+        AuthorizePaymentModule,
+        RefundPaymentModule,
       ],
-      // Event handlers are controllers in Nest: @EventPattern routes are registered from them.
-      controllers: [AuthorizePaymentWhenOrderPlaced, RefundPaymentWhenStockRejected],
     };
   }
 }

@@ -1,16 +1,16 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ZodValidationPipe } from '@pipeline/service-kit';
-import { CustomerWindowsReader } from './customer-windows.reader';
+import { CustomerWindowsQueries } from './customer-windows.queries';
 import {
   type CustomerWindowsView,
   WindowsParamsSchema,
   WindowsQuerySchema,
   type WindowsQuery,
-} from './windows-query.schema';
+} from './query-windows.request';
 
 @Controller('analytics/customers')
 export class CustomerWindowsController {
-  constructor(private readonly reader: CustomerWindowsReader) {}
+  constructor(private readonly queries: CustomerWindowsQueries) {}
 
   /** `GET /analytics/customers/:customerId/windows?from=&to=`: 400 naming the field when malformed. */
   @Get(':customerId/windows')
@@ -18,6 +18,6 @@ export class CustomerWindowsController {
     @Param(new ZodValidationPipe(WindowsParamsSchema, 'path')) params: { customerId: string },
     @Query(new ZodValidationPipe(WindowsQuerySchema, 'query')) query: WindowsQuery,
   ): Promise<CustomerWindowsView> {
-    return this.reader.read(params.customerId, query);
+    return this.queries.read(params.customerId, query);
   }
 }

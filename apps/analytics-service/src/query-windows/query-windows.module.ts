@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CustomerWindowsController } from './customer-windows.controller';
-import { CustomerWindowsReader } from './customer-windows.reader';
+import { CustomerWindowsQueries } from './customer-windows.queries';
 
-@Module({ controllers: [CustomerWindowsController], providers: [CustomerWindowsReader] })
+@Module({ controllers: [CustomerWindowsController], providers: [CustomerWindowsQueries] })
 export class QueryWindowsModule {}

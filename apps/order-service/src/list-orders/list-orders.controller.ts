@@ -3,7 +3,7 @@ import { DATABASE, ZodValidationPipe } from '@pipeline/service-kit';
 import type { Prisma } from '../generated/prisma/client';
 import type { OrderDatabase } from '../orders/order-database';
 import { orderSummaryView, type OrderSummaryView } from '../orders/order.view';
-import { ListOrdersQuerySchema, type ListOrdersQuery } from './list-orders.query';
+import { ListOrdersQuerySchema, type ListOrdersQuery } from './list-orders.request';
 import { encodeCursor } from './order-cursor';
 
 export interface OrderPage {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WindowsQuerySchema } from './windows-query.schema';
+import { WindowsQuerySchema } from './query-windows.request';
 
 const fields = (input: Record<string, string>) =>
   WindowsQuerySchema.safeParse(input).error?.issues.map((issue) => issue.path.join('.')) ?? [];

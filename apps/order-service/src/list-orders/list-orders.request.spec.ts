@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ListOrdersQuerySchema } from './list-orders.query';
+import { ListOrdersQuerySchema } from './list-orders.request';
 import { decodeCursor, encodeCursor } from './order-cursor';
 
 const cursor = {

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { CustomerWindowsView, WindowsQuery } from './windows-query.schema';
+import type { CustomerWindowsView, WindowsQuery } from './query-windows.request';
 
 @Injectable()
-export class CustomerWindowsReader {
+export class CustomerWindowsQueries {
   constructor(@Inject(DATABASE) private readonly database: PrismaClient) {}
 
   /** Windows overlapping [from, to), and the late events whose event time is in it. */

@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { SeedDemoCatalogue } from './seed-catalogue.service';
+
+@Module({ providers: [SeedDemoCatalogue] })
+export class SeedCatalogueModule {}

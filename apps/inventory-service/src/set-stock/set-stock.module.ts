@@ -1,0 +1,6 @@
+import { Module } from '@nestjs/common';
+import { SetStockController } from './set-stock.controller';
+import { SetStockService } from './set-stock.service';
+
+@Module({ controllers: [SetStockController], providers: [SetStockService] })
+export class SetStockModule {}

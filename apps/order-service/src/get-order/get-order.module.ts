@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { GetOrderController } from './get-order.controller';
+
+@Module({ controllers: [GetOrderController] })
+export class GetOrderModule {}
