@@ -133,9 +133,10 @@ import { ${contractImports.join(', ')} } from '@pipeline/contracts';
 import { EventBatchPattern, type ConsumedEvent, type EventBatch } from '@pipeline/messaging';
 
 /**
- * The generated example: ${consequence}. The consumer runs it in one transaction per batch
- * with the inbox rows (a redelivered record is skipped) and the outbox rows it publishes; a
- * record that violates its contract never reaches it: it goes to ${plan.name}.dead-letter.
+ * The generated example: ${consequence}.
+ * The consumer runs it in one transaction per batch with the inbox rows (a redelivered record is
+ * skipped) and the outbox rows it publishes; a record that violates its contract never reaches
+ * it: it goes to ${plan.name}.dead-letter.
  */
 @Controller()
 export class ${handler.className} {

@@ -96,6 +96,17 @@ export function addContracts(tree: Tree, plan: ServicePlan): void {
       );
     });
   }
+  // The contracts' own test holds a valid payload of every event type.
+  const spec = `${EVENTS_DIR}/events.spec.ts`;
+  if (tree.exists(spec)) {
+    edit(tree, spec, (text) =>
+      plan.produced.reduce(
+        (next, event) =>
+          addObjectProperty(spec, next, 'valid', `'${event.type}'`, `{ orderId, ${event.timeField}: at }`),
+        text,
+      ),
+    );
+  }
   const consumers = `${EVENTS_DIR}/event-consumers.ts`;
   const subscriptions = plan.consumedTopicKeys.map((topicKey) => {
     const types = plan.consumed.filter((h) => h.event.topicKey === topicKey).map((h) => `'${h.event.type}'`);
