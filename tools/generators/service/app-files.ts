@@ -68,7 +68,9 @@ export const ${plan.name}ConfigSchema = baseConfigSchema({ port: ${plan.port} })
 export type ${plan.pascal}Config = z.output<typeof ${plan.name}ConfigSchema>;
 `;
 
-const appModuleTs = (plan: ServicePlan): string => `import { type DynamicModule, Module } from '@nestjs/common';
+const appModuleTs = (
+  plan: ServicePlan,
+): string => `import { type DynamicModule, Module } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { ServiceCoreModule } from '@pipeline/service-kit';
 import type { ${plan.pascal}Config } from './config';

@@ -42,7 +42,9 @@ const edit = (tree: Tree, path: string, change: (text: string) => string): void 
 export function addContracts(tree: Tree, plan: ServicePlan): void {
   edit(tree, TOPIC_NAMES, (text) => {
     let next = addArrayElement(TOPIC_NAMES, text, 'ServiceNames', `'${plan.name}'`);
-    for (const event of plan.produced.filter((e, i, all) => all.findIndex((o) => o.topic === e.topic) === i)) {
+    for (const event of plan.produced.filter(
+      (e, i, all) => all.findIndex((o) => o.topic === e.topic) === i,
+    )) {
       next = addObjectProperty(TOPIC_NAMES, next, 'Topics', event.topicKey, `'${event.topic}'`);
     }
     return next;

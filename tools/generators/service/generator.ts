@@ -19,7 +19,10 @@ export const FOLLOW_UP_COMMANDS = (plan: ServicePlan): string[] => [
   'npm run --silent k8s:generate',
 ];
 
-export async function serviceGenerator(tree: Tree, options: ServiceGeneratorSchema): Promise<GeneratorCallback> {
+export async function serviceGenerator(
+  tree: Tree,
+  options: ServiceGeneratorSchema,
+): Promise<GeneratorCallback> {
   const plan = planService(tree, options);
   for (const [path, content] of Object.entries(appFiles(plan))) tree.write(path, content);
   addPrismaSchema(tree, plan);

@@ -1,6 +1,15 @@
 // The generator's options, checked against the workspace and turned into every name it writes.
 import type { Tree } from '@nx/devkit';
-import { EVENT_TYPE, SERVICE_NAME, camel, defaultUseCase, eventNames, kebab, pascal, topicOfNoun } from './names.js';
+import {
+  EVENT_TYPE,
+  SERVICE_NAME,
+  camel,
+  defaultUseCase,
+  eventNames,
+  kebab,
+  pascal,
+  topicOfNoun,
+} from './names.js';
 import type { EventNames } from './names.js';
 import { objectNumbers } from './source-edits.js';
 import { declaredEvents, declaredTopics, type DeclaredEvent } from './workspace-contracts.js';
@@ -73,24 +82,32 @@ export function planService(tree: Tree, options: ServiceGeneratorSchema): Servic
   const consumedEvents = consumes.map((type) => {
     const event = declared.find((candidate) => candidate.type === type);
     if (!event) {
-      throw new Error(`--consumes ${type}: not declared in libs/contracts (${declared.map((e) => e.type).join(', ')})`);
+      throw new Error(
+        `--consumes ${type}: not declared in libs/contracts (${declared.map((e) => e.type).join(', ')})`,
+      );
     }
     return event;
   });
   const topics = declaredTopics(tree.read(TOPIC_NAMES, 'utf-8') ?? '');
   const produced = produces.map((type): ProducedEvent => {
-    if (!EVENT_TYPE.test(type)) throw new Error(`--produces ${type}: noun.past-tense-verb, e.g. shipment.scheduled`);
-    if (declared.some((event) => event.type === type)) throw new Error(`--produces ${type}: already declared`);
+    if (!EVENT_TYPE.test(type))
+      throw new Error(`--produces ${type}: noun.past-tense-verb, e.g. shipment.scheduled`);
+    if (declared.some((event) => event.type === type))
+      throw new Error(`--produces ${type}: already declared`);
     const names = eventNames(type);
     const topic = topicOfNoun(names.noun);
     const topicKey = camel(topic);
     const existing = Object.entries(topics).find(([key, value]) => key === topicKey || value === topic);
-    if (existing) throw new Error(`--produces ${type}: topic "${topic}" exists and belongs to another service`);
+    if (existing)
+      throw new Error(`--produces ${type}: topic "${topic}" exists and belongs to another service`);
     return { ...names, topic, topicKey, newTopic: true, timeField: `${camel(names.verb)}At` };
   });
   const useCase = kebab(options.useCase ?? defaultUseCase(consumes, produces));
   const ports = objectNumbers(STACK_PLAN, tree.read(STACK_PLAN, 'utf-8') ?? '', 'ServicePorts');
-  const taken = new Set([...Object.values(ports), Number(CONSOLE_PORT.exec(tree.read(STACK_PLAN, 'utf-8') ?? '')?.[1])]);
+  const taken = new Set([
+    ...Object.values(ports),
+    Number(CONSOLE_PORT.exec(tree.read(STACK_PLAN, 'utf-8') ?? '')?.[1]),
+  ]);
   let port = options.port ?? Math.max(...Object.values(ports)) + 1;
   while (options.port === undefined && taken.has(port)) port += 1;
   if (taken.has(port)) throw new Error(`--port ${port}: taken`);

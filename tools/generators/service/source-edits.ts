@@ -52,7 +52,8 @@ function insertElement(
     const at = literal.getStart() + 1;
     return `${text.slice(0, at)}${multiline ? '\n  ' : ' '}${code}${multiline ? ',\n' : ' '}${text.slice(at)}`;
   }
-  const hasTrailingComma = (literal as { elements?: ts.NodeArray<ts.Node> }).elements?.hasTrailingComma ??
+  const hasTrailingComma =
+    (literal as { elements?: ts.NodeArray<ts.Node> }).elements?.hasTrailingComma ??
     (literal as ts.ObjectLiteralExpression).properties.hasTrailingComma;
   const at = last.getEnd() + (hasTrailingComma ? 1 : 0);
   const separator = multiline ? `\n${indentAt(text, last.getStart())}` : ' ';
@@ -75,11 +76,19 @@ export function addArrayElement(
 }
 
 /** Adds `key: value` to the object literal `const <name> = {...}`; refuses a key already there. */
-export function addObjectProperty(path: string, text: string, name: string, key: string, value: string): string {
+export function addObjectProperty(
+  path: string,
+  text: string,
+  name: string,
+  key: string,
+  value: string,
+): string {
   const source = parse(path, text);
   const literal = initializerOf(source, name);
   if (!ts.isObjectLiteralExpression(literal)) throw new Error(`${path}: ${name} is not an object literal`);
-  const taken = literal.properties.some((p) => p.name !== undefined && p.name.getText(source).replace(/['"]/g, '') === key);
+  const taken = literal.properties.some(
+    (p) => p.name !== undefined && p.name.getText(source).replace(/['"]/g, '') === key,
+  );
   if (taken) throw new Error(`${path}: ${name} already has ${key}`);
   return insertElement(text, literal, literal.properties, `${key}: ${value}`);
 }

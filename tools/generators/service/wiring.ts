@@ -18,7 +18,13 @@ export function wireService(tree: Tree, plan: ServicePlan): void {
   edit(tree, STACK_PLAN, (t) => addObjectProperty(STACK_PLAN, t, 'ServicePorts', name, String(port)));
   const k8s = 'tools/k8s/pipeline-services.ts';
   edit(tree, k8s, (t) =>
-    addObjectProperty(k8s, addObjectProperty(k8s, t, 'PORTS', name, String(port)), 'PROD_CPU', name, "'200m'"),
+    addObjectProperty(
+      k8s,
+      addObjectProperty(k8s, t, 'PORTS', name, String(port)),
+      'PROD_CPU',
+      name,
+      "'200m'",
+    ),
   );
   const console = 'apps/console/src/config.ts';
   edit(tree, console, (t) => addObjectProperty(console, t, 'DEFAULT_PORTS', name, String(port)));
@@ -59,7 +65,8 @@ function addComposeService(text: string, plan: ServicePlan): string {
 
 `;
   const consoleAt = text.search(/^ {2}# The operations console/m);
-  if (consoleAt < 0) throw new Error('docker-compose.yml: no "# The operations console" comment to insert before');
+  if (consoleAt < 0)
+    throw new Error('docker-compose.yml: no "# The operations console" comment to insert before');
   let next = text.slice(0, consoleAt) + block + text.slice(consoleAt);
   const urls = [...next.matchAll(/^ {6}[A-Z]+_SERVICE_URL: .*$/gm)];
   const last = urls[urls.length - 1];
