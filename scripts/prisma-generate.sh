@@ -19,7 +19,8 @@ export DATABASE_URL="${DATABASE_URL:-postgresql://generate@127.0.0.1:5432/unused
 SERVICES=("$@")
 # `testing` is the messaging library's test schema (tests/support/generated/prisma).
 if [ ${#SERVICES[@]} -eq 0 ]; then
-  SERVICES=(order payment inventory email analytics)
+  # The service list of scripts/db/lib.mjs (SERVICES): one list for every database tool.
+  read -r -a SERVICES <<<"$(node --input-type=module -e "import('./scripts/db/lib.mjs').then((m) => console.log(m.SERVICES.join(' ')))")"
   [ -d tests ] && SERVICES+=(testing) # not in the Docker build context
 fi
 

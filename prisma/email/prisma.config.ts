@@ -3,7 +3,7 @@
 import { defineConfig, env } from 'prisma/config';
 
 export default defineConfig({
-  schema: 'schema.prisma',
+  schema: '.',
   migrations: { path: 'migrations' },
   datasource: { url: env('DATABASE_URL') },
 });

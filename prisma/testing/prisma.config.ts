@@ -2,6 +2,6 @@
 import { defineConfig, env } from 'prisma/config';
 
 export default defineConfig({
-  schema: 'schema.prisma',
+  schema: '.',
   datasource: { url: env('DATABASE_URL') },
 });

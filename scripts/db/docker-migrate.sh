@@ -26,7 +26,8 @@ node scripts/db/create-databases.mjs
 AUTH="$(urlenc "$PGUSER")"
 [ -n "$PGPASSWORD" ] && AUTH="$AUTH:$(urlenc "$PGPASSWORD")"
 
-for s in order payment inventory email analytics; do
+# The service list of scripts/db/lib.mjs (SERVICES): one list for every database tool.
+for s in $(node --input-type=module -e "import('./scripts/db/lib.mjs').then((m) => console.log(m.SERVICES.join(' ')))"); do
   override_var="$(echo "$s" | tr '[:lower:]' '[:upper:]')_DATABASE_URL"
   eval "override=\${$override_var:-}"
   if [ -n "$override" ]; then

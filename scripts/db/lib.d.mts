@@ -24,6 +24,7 @@ export declare const PRISMA_MIGRATE_LOCK_KEY: number;
 export declare function assertService(name: string): ServiceName;
 export declare function databaseNameOf(service: ServiceName): string;
 export declare function schemaPathOf(service: ServiceName): string;
+export declare function schemaFilesOf(service: ServiceName): string[];
 export declare function migrationsDirOf(service: ServiceName): string;
 export declare function pgEnv(env?: NodeJS.ProcessEnv): Omit<PgFields, 'database'>;
 export declare function buildUrl(fields: Omit<PgFields, 'ssl'>): string;

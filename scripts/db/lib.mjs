@@ -24,6 +24,14 @@ export function assertService(name) {
 
 export const databaseNameOf = (service) => `${assertService(service)}_service`;
 export const schemaPathOf = (service) => path.join(ROOT, 'prisma', assertService(service), 'schema.prisma');
+/** Every file of a service's Prisma schema folder: schema.prisma and the shared outbox-inbox.prisma copy. */
+export const schemaFilesOf = (service) => {
+  const dir = path.join(ROOT, 'prisma', assertService(service));
+  return readdirSync(dir)
+    .filter((entry) => entry.endsWith('.prisma'))
+    .sort()
+    .map((entry) => path.join(dir, entry));
+};
 export const migrationsDirOf = (service) => path.join(ROOT, 'prisma', assertService(service), 'migrations');
 
 /** Connection fields from PG* env (no database). */

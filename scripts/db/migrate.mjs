@@ -43,7 +43,7 @@ import {
   pgEnv,
   readMigrations,
   redact,
-  schemaPathOf,
+  schemaFilesOf,
 } from './lib.mjs';
 
 export const MIGRATION_LOCK_TOML =
@@ -263,7 +263,7 @@ export async function checkService(service, { log = defaultLog, env } = {}) {
   const { withSchemaEngine, migrationsList, schemasContainer, NO_FILTERS } =
     await import('./schema-engine.mjs');
   const fields = { ...pgEnv(env), database: 'postgres' }; // only a connection; all work is on the shadow db
-  const schemaPath = schemaPathOf(service);
+  const schemaPath = schemaFilesOf(service);
   const list = migrationsList(migrationsDirOf(service));
   const lockOk = list.lockfile.content !== null && /provider\s*=\s*"postgresql"/.test(list.lockfile.content);
   const result = await withSchemaEngine({ fields, schemaPath }, (engine) =>
@@ -311,7 +311,7 @@ export async function createMigration(service, name, { draft = false, url, log =
   const { withSchemaEngine, migrationsList, schemasContainer, NO_FILTERS } =
     await import('./schema-engine.mjs');
   const dir = migrationsDirOf(service);
-  const schemaPath = schemaPathOf(service);
+  const schemaPath = schemaFilesOf(service);
   // The engine wants a main database: the service's if it exists (devDiagnostic then
   // also reports drift), else the maintenance database.
   let fields = connectionFor(service, { url, env });

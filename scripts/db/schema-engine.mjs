@@ -169,8 +169,10 @@ export function migrationsList(dir) {
   };
 }
 
-export function schemasContainer(schemaPath) {
-  return { files: [{ path: schemaPath, content: readFileSync(schemaPath, 'utf8') }] };
+/** `schemaPaths`: one file or every file of a schema folder (Prisma's multi-file schema). */
+export function schemasContainer(schemaPaths) {
+  const paths = [schemaPaths].flat();
+  return { files: paths.map((file) => ({ path: file, content: readFileSync(file, 'utf8') })) };
 }
 
 export const NO_FILTERS = Object.freeze({ externalTables: [], externalEnums: [] });
@@ -201,7 +203,9 @@ export async function withSchemaEngine({ fields, schemaPath, log }, fn) {
     logs.push(line);
     log?.(line);
   };
-  const datamodels = schemaPath ? [[schemaPath, readFileSync(schemaPath, 'utf8')]] : undefined;
+  const datamodels = schemaPath
+    ? [schemaPath].flat().map((file) => [file, readFileSync(file, 'utf8')])
+    : undefined;
   let engine;
   try {
     engine = await glue.SchemaEngine.new({ datamodels }, logFn, bindMigrationAwareSqlAdapterFactory(factory));

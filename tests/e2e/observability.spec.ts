@@ -142,7 +142,7 @@ describe('metrics', () => {
   const metricsOf = (name: ServiceName) => scrape(pipeline.service(name).baseUrl);
 
   it('counts the events each service processed: one per order and hop', async () => {
-    const expected: Record<ServiceName, Record<string, number>> = {
+    const expected: Partial<Record<ServiceName, Record<string, number>>> = {
       order: { 'payment.authorized': orders(), 'stock.reserved': orders() },
       payment: { 'order.placed': orders() },
       inventory: { 'payment.authorized': orders() },
@@ -151,7 +151,7 @@ describe('metrics', () => {
     };
     for (const name of SERVICES) {
       const samples = await metricsOf(name);
-      for (const [type, count] of Object.entries(expected[name])) {
+      for (const [type, count] of Object.entries(expected[name] ?? {})) {
         expect(sum(samples, 'pipeline_events_processed_total', { type }), `${name} ${type}`).toBe(count);
         // One observation per handler call: batches share one, so between 1 and one per event.
         const calls = sum(samples, 'pipeline_event_handler_duration_seconds_count', { type });

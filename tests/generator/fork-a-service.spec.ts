@@ -1,0 +1,216 @@
+// Fork it in minutes, as a newcomer would: a fresh clone of this commit, the generator, a small
+// business change (tests/generator/fixtures/ship-every-confirmed-order.patch: a shipment scheduled
+// for every confirmed order, shipping within two working days), a build, and the new service
+// running against the real Kafka and Postgres. The generated service is never committed here.
+//
+// Only shipping-service runs: the test produces `order.confirmed` records itself (as
+// tests/e2e/email-smtp-down.spec.ts does) instead of starting order, payment and inventory, whose
+// confirmations the saga tests already prove; three more processes on two cores would cost a
+// minute for nothing this test checks. node_modules is a symlink to this checkout's: `npm ci
+// --offline` in the clone takes about 45 s more and tests npm, not the generator.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Admin } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeadLetterHeaders, OrderConfirmedPayloadSchema, Topics } from '@pipeline/contracts';
+import { headerValue } from '@pipeline/messaging';
+import { createTestDatabase, type TestDatabase } from '../support/db';
+import { caughtUp, produceEvent, reproduce } from '../support/events';
+import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { REPO_ROOT, eventually, freePort, startNode, type RunningProcess } from '../support/processes';
+import { deletePrefixedTopics } from '../support/service-harness';
+
+const PATCH = join(REPO_ROOT, 'tests/generator/fixtures/ship-every-confirmed-order.patch');
+const GENERATE = ['nx', 'g', '@pipeline/tools:service', 'shipping'];
+const GENERATE_ARGS = ['--consumes', 'order.confirmed', '--produces', 'shipment.scheduled'];
+const ORDERS = 5;
+
+/** Runs a command in the clone; fails with its output. */
+function run(cwd: string, command: string, args: readonly string[]): string {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_SKIP_NX_CACHE: 'true' },
+    timeout: 240_000,
+  });
+  // vitest colours its summary even into a pipe.
+  const output = `${result.stdout}${result.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
+  if (result.status !== 0)
+    throw new Error(`${command} ${args.join(' ')} failed (${result.status}):\n${output}`);
+  return output;
+}
+
+const confirmedOrder = () =>
+  OrderConfirmedPayloadSchema.parse({
+    orderId: randomUUID(),
+    customerId: 'c-fork',
+    customerEmail: 'fork@example.test',
+    items: [{ sku: 'MUG-BLUE', quantity: 1, unitPrice: '12.50' }],
+    total: '12.50',
+    currency: 'EUR',
+    confirmedAt: '2026-12-04T10:00:00.000Z', // a Friday: ships by Tuesday
+  });
+
+describe('forking: a generated shipping-service in a fresh clone', () => {
+  const clone = mkdtempSync(join(tmpdir(), 'order-pipeline-fork-'));
+  const kafka = testKafka();
+  const prefix = `${uniqueName('fork')}.`;
+  const group = uniqueName('fork.shipping.group');
+  const timings: Record<string, number> = {};
+  let generated = '';
+  let database: TestDatabase | undefined;
+  let service: RunningProcess | undefined;
+  let admin: Admin;
+
+  const timed = <T>(step: string, fn: () => T): T => {
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      timings[step] = Math.round(performance.now() - t0);
+    }
+  };
+
+  beforeAll(async () => {
+    timed('clone', () => {
+      execFileSync('git', ['clone', '--quiet', REPO_ROOT, clone]);
+      symlinkSync(join(REPO_ROOT, 'node_modules'), join(clone, 'node_modules'));
+    });
+    // What a newcomer runs after `npm ci`: the clients of the five (gitignored). The generator's
+    // follow-up steps then generate the new client, build, and rewrite asyncapi, the contracts
+    // snapshot and the k8s manifests.
+    timed('prisma generate', () => run(clone, 'bash', ['scripts/prisma-generate.sh']));
+    generated = timed('generate', () => run(clone, 'npx', [...GENERATE, ...GENERATE_ARGS]));
+    timed('business change', () => run(clone, 'git', ['apply', PATCH]));
+    timed('build', () => run(clone, 'bash', ['scripts/build.sh']));
+    admin = kafka.admin();
+    await admin.connect();
+  }, 300_000);
+
+  afterAll(async () => {
+    if (service && service.child.exitCode === null) {
+      service.child.kill('SIGTERM');
+      await service.exited;
+    }
+    await database?.drop();
+    await admin?.disconnect();
+    await deletePrefixedTopics(kafka, prefix);
+    rmSync(clone, { recursive: true, force: true });
+    console.log(`[fork] step durations (ms): ${JSON.stringify(timings)}`);
+  });
+
+  it('generates the service, wired in everywhere, and prints what to do next', () => {
+    expect(generated).toContain(
+      'CREATE apps/shipping-service/src/schedule-shipment/schedule-shipment.module.ts',
+    );
+    expect(generated).toContain('CREATE libs/contracts/src/events/shipment-scheduled.event.ts');
+    expect(generated).toContain('[contracts] shipment.scheduled v1: new');
+    expect(generated).toContain('shipping-service is ready on port 3006');
+    const status = run(clone, 'git', ['status', '--porcelain']);
+    for (const wired of [
+      'docker-compose.yml',
+      'eslint.config.mjs',
+      'README.md',
+      'tools/stack/stack-plan.ts',
+      'tools/bench/stack-under-test.ts',
+      'infra/k8s/prod/shipping-service.yaml',
+      'docs/asyncapi.yaml',
+      'libs/contracts/snapshot/contracts.snapshot.json',
+      'prisma/shipping/',
+    ]) {
+      expect(status).toContain(wired);
+    }
+  });
+
+  it('keeps the business change under 50 hand-written lines', () => {
+    const added = readFileSync(PATCH, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('+') && !line.startsWith('+++'));
+    expect(added.length).toBeLessThan(50);
+  });
+
+  it('type-checks, lints, and passes its own tests; the contracts gate accepts the evolved event', () => {
+    timed('typecheck', () => run(clone, 'npx', ['tsc', '-p', 'tsconfig.json', '--noEmit']));
+    timed('lint', () =>
+      run(clone, 'npx', ['eslint', '--max-warnings=0', 'apps/shipping-service', 'libs/contracts/src']),
+    );
+    const tests = timed('unit tests', () => run(clone, 'npx', ['vitest', 'run', 'apps/shipping-service']));
+    expect(tests).toMatch(/Tests\s+2 passed/);
+    expect(run(clone, 'npm', ['run', '--silent', 'contracts:snapshot'])).toContain(
+      'shipment.scheduled v1: compatible change',
+    );
+  }, 240_000);
+
+  it('schedules exactly one shipment per confirmed order, redelivered or not, and dead-letters a poison record', async () => {
+    database = await createTestDatabase('fork_shipping');
+    run(clone, 'node', ['scripts/db/migrate.mjs', 'deploy', '--service', 'shipping', '--url', database.url]);
+    const port = await freePort();
+    service = startNode(join(clone, 'dist/apps/shipping-service/src/main.js'), {
+      PORT: String(port),
+      DATABASE_URL: database.url,
+      KAFKA_BROKERS: KAFKA_BROKERS.join(','),
+      KAFKA_TOPIC_PREFIX: prefix,
+      KAFKA_TOPIC_PARTITIONS: '3',
+      KAFKA_CONSUMER_GROUP: group,
+      LOG_FORMAT: 'json',
+      OTEL_TRACES_EXPORTER: 'none',
+    });
+    const running = service;
+    await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health/ready`)).ok || undefined, {
+      timeoutMs: 60_000,
+      what: `shipping-service ready\n${running.output().slice(-3000)}`,
+    });
+
+    const orders = Array.from({ length: ORDERS }, confirmedOrder);
+    const topic = prefix + Topics.orders;
+    for (const order of orders) {
+      await produceEvent(kafka, {
+        topic,
+        key: order.orderId,
+        type: 'order.confirmed',
+        payload: order,
+        correlationId: order.orderId,
+      });
+    }
+    // Redelivery: every record once more, unchanged (same ce_id), as after a lost commit.
+    for (const record of await readTopic(kafka, topic)) await reproduce(kafka, topic, record);
+    // Poison: an order.confirmed that breaks its contract.
+    const poisonKey = randomUUID();
+    await produceEvent(kafka, {
+      topic,
+      key: poisonKey,
+      type: 'order.confirmed',
+      payload: { orderId: 'not-a-uuid' },
+      correlationId: poisonKey,
+    });
+    await caughtUp(admin, group, [topic]);
+
+    // Everything processed (the duplicates skipped by the inbox) and the outbox relayed: nothing
+    // more can reach `shipments`, so what is there now is the final count.
+    const db = database;
+    await eventually(
+      async () =>
+        (await db.withClient((c) => c.query('SELECT 1 FROM outbox LIMIT 1'))).rowCount === 0 || undefined,
+      { timeoutMs: 30_000, what: 'the outbox relayed' },
+    );
+    const shipments = await readTopic(kafka, `${prefix}shipments`);
+    const scheduled = shipments.map(
+      (record) => JSON.parse(record.value!.toString()) as Record<string, unknown>,
+    );
+    expect(scheduled.map((s) => s.orderId).sort()).toEqual(orders.map((o) => o.orderId).sort());
+    for (const shipment of scheduled) expect(shipment.shipBy).toBe('2026-12-08T10:00:00.000Z');
+
+    const letters = await eventually(
+      async () => {
+        const records = await readTopic(kafka, `${prefix}shipping.dead-letter`);
+        return records.length > 0 ? records : undefined;
+      },
+      { timeoutMs: 30_000, what: 'a dead letter on shipping.dead-letter' },
+    );
+    expect(letters.map((letter) => letter.key?.toString())).toEqual([poisonKey]);
+    expect(headerValue(letters[0]!.headers, DeadLetterHeaders.errorClass)).toBe('fatal');
+  }, 120_000);
+});
