@@ -18,25 +18,31 @@ const deadLetterTopics = ServiceNames.map(deadLetterTopic);
 const topicsByName = new Map(TopicCatalogue.map((spec) => [spec.name, spec]));
 
 describe('EventCatalogue', () => {
+  // The contract's events, topics and consumers: a fork's generated services may add to them,
+  // never take from them (hence arrayContaining).
   it('declares the events of issue 4, keyed by their type', () => {
-    expect(EventTypes).toEqual([
-      'order.placed',
-      'order.confirmed',
-      'order.cancelled',
-      'payment.authorized',
-      'payment.declined',
-      'payment.refunded',
-      'stock.reserved',
-      'stock.rejected',
-      'stock.changed',
-      'orders-count.updated',
-    ]);
+    expect(EventTypes).toEqual(
+      expect.arrayContaining([
+        'order.placed',
+        'order.confirmed',
+        'order.cancelled',
+        'payment.authorized',
+        'payment.declined',
+        'payment.refunded',
+        'stock.reserved',
+        'stock.rejected',
+        'stock.changed',
+        'orders-count.updated',
+      ]),
+    );
     for (const [type, descriptor] of Object.entries(EventCatalogue)) expect(descriptor.type).toBe(type);
   });
 
   it('declares at least one event for every topic that is not a dead-letter topic', () => {
     const topics = TopicCatalogue.map((spec) => spec.name).filter((name) => !deadLetterTopics.includes(name));
-    expect(topics).toHaveLength(5);
+    expect(topics).toEqual(
+      expect.arrayContaining(['orders', 'payments', 'inventory', 'inventory.stock', 'orders-count']),
+    );
     for (const topic of topics) expect(eventsOfTopic(topic), topic).not.toHaveLength(0);
   });
 
@@ -144,12 +150,12 @@ describe('EventConsumers', () => {
       ServiceNames.filter((service) =>
         EventConsumers[service].some(({ types }) => types.some((t) => t === type)),
       );
-    expect(consumersOf('order.placed')).toEqual(['payment', 'analytics']);
-    expect(consumersOf('order.confirmed')).toEqual(['email', 'analytics']);
-    expect(consumersOf('order.cancelled')).toEqual(['email', 'analytics']);
-    expect(consumersOf('payment.authorized')).toEqual(['order', 'inventory']);
-    expect(consumersOf('payment.declined')).toEqual(['order']);
-    expect(consumersOf('stock.reserved')).toEqual(['order']);
-    expect(consumersOf('stock.rejected')).toEqual(['order', 'payment']);
+    expect(consumersOf('order.placed')).toEqual(expect.arrayContaining(['payment', 'analytics']));
+    expect(consumersOf('order.confirmed')).toEqual(expect.arrayContaining(['email', 'analytics']));
+    expect(consumersOf('order.cancelled')).toEqual(expect.arrayContaining(['email', 'analytics']));
+    expect(consumersOf('payment.authorized')).toEqual(expect.arrayContaining(['order', 'inventory']));
+    expect(consumersOf('payment.declined')).toEqual(expect.arrayContaining(['order']));
+    expect(consumersOf('stock.reserved')).toEqual(expect.arrayContaining(['order']));
+    expect(consumersOf('stock.rejected')).toEqual(expect.arrayContaining(['order', 'payment']));
   });
 });

@@ -5,8 +5,9 @@ describe('TopicCatalogue', () => {
   const byName = new Map(TopicCatalogue.map((spec) => [spec.name, spec]));
 
   it('declares the saga topics, the changelogs and one dead-letter topic per service', () => {
-    expect([...byName.keys()].sort()).toEqual(
-      [
+    // The contract's topics; a fork's generated services add theirs.
+    expect([...byName.keys()]).toEqual(
+      expect.arrayContaining([
         'orders',
         'payments',
         'inventory',
@@ -17,7 +18,7 @@ describe('TopicCatalogue', () => {
         'inventory.dead-letter',
         'email.dead-letter',
         'analytics.dead-letter',
-      ].sort(),
+      ]),
     );
   });
 
