@@ -1,3 +1,7 @@
+import { ServiceNames } from '@pipeline/contracts';
+import { TOPIC_PARTITIONS } from './pipeline-services';
+import { CONNECTIONS_PER_POD } from './service-manifests';
+
 /** What differs between the two variants of infra/k8s/; everything else is the same code. */
 export interface Variant {
   readonly name: 'dev' | 'prod';
@@ -18,6 +22,14 @@ export interface Variant {
   readonly tracesSampleRatio: string;
 }
 
+/**
+ * Enough connections for every pod of every service at its maximum count (each with its pool and
+ * the relay's session), plus 10 for migrations and operators, rounded up to a hundred; at least
+ * `floor`. Derived, so that a service added by the generator raises it.
+ */
+const maxConnectionsFor = (podsPerService: number, floor: number): number =>
+  Math.max(floor, Math.ceil((ServiceNames.length * podsPerService * CONNECTIONS_PER_POD + 10) / 100) * 100);
+
 export const DEV: Variant = {
   name: 'dev',
   kafkaBrokers: 1,
@@ -27,7 +39,7 @@ export const DEV: Variant = {
   postgresInstances: 1,
   postgresSyncStandbys: 0,
   postgresStorage: '5Gi',
-  postgresMaxConnections: 200,
+  postgresMaxConnections: maxConnectionsFor(1, 200),
   serviceReplicas: 1,
   autoscaling: false,
   tracesSampleRatio: '1.0',
@@ -42,7 +54,8 @@ export const PROD: Variant = {
   postgresInstances: 3,
   postgresSyncStandbys: 1,
   postgresStorage: '50Gi',
-  postgresMaxConnections: 400,
+  // KEDA scales each service up to one pod per partition.
+  postgresMaxConnections: maxConnectionsFor(TOPIC_PARTITIONS, 400),
   serviceReplicas: 2,
   autoscaling: true,
   tracesSampleRatio: '0.1',
