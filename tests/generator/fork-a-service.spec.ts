@@ -3,11 +3,11 @@
 // for every confirmed order, shipping within two working days), a build, and the new service
 // running against the real Kafka and Postgres. The generated service is never committed here.
 //
-// Only shipping-service runs: the test produces `order.confirmed` records itself (as
-// tests/e2e/email-smtp-down.spec.ts does) instead of starting order, payment and inventory, whose
-// confirmations the saga tests already prove; three more processes on two cores would cost a
-// minute for nothing this test checks. node_modules is a symlink to this checkout's: `npm ci
-// --offline` in the clone takes about 45 s more and tests npm, not the generator.
+// The pipeline runs from the clone: order, payment and inventory make the confirmations (orders
+// placed over HTTP), shipping-service reacts to them. email and analytics are left out: nothing
+// they do reaches `shipments`, and two more processes on two cores cost time for nothing this test
+// checks. node_modules is a symlink to this checkout's: `npm ci --offline` in the clone takes about
+// 45 s more and tests npm, not the generator.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -15,13 +15,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadLetterHeaders, OrderConfirmedPayloadSchema, Topics } from '@pipeline/contracts';
+import { DeadLetterHeaders, Topics } from '@pipeline/contracts';
 import { headerValue } from '@pipeline/messaging';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { caughtUp, produceEvent, reproduce } from '../support/events';
 import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { REPO_ROOT, eventually, freePort, startNode, type RunningProcess } from '../support/processes';
-import { deletePrefixedTopics } from '../support/service-harness';
+import {
+  deletePrefixedTopics,
+  httpJson,
+  startService,
+  type ServiceName,
+  type ServiceUnderTest,
+} from '../support/service-harness';
 
 const PATCH = join(REPO_ROOT, 'tests/generator/fixtures/ship-every-confirmed-order.patch');
 const GENERATE = ['nx', 'g', '@pipeline/tools:service', 'shipping'];
@@ -43,16 +49,7 @@ function run(cwd: string, command: string, args: readonly string[]): string {
   return output;
 }
 
-const confirmedOrder = () =>
-  OrderConfirmedPayloadSchema.parse({
-    orderId: randomUUID(),
-    customerId: 'c-fork',
-    customerEmail: 'fork@example.test',
-    items: [{ sku: 'MUG-BLUE', quantity: 1, unitPrice: '12.50' }],
-    total: '12.50',
-    currency: 'EUR',
-    confirmedAt: '2026-12-04T10:00:00.000Z', // a Friday: ships by Tuesday
-  });
+const SAGA: readonly ServiceName[] = ['order', 'payment', 'inventory'];
 
 describe('forking: a generated shipping-service in a fresh clone', () => {
   const clone = mkdtempSync(join(tmpdir(), 'order-pipeline-fork-'));
@@ -63,6 +60,7 @@ describe('forking: a generated shipping-service in a fresh clone', () => {
   let generated = '';
   let database: TestDatabase | undefined;
   let service: RunningProcess | undefined;
+  let saga: ServiceUnderTest[] = [];
   let admin: Admin;
 
   const timed = <T>(step: string, fn: () => T): T => {
@@ -95,6 +93,7 @@ describe('forking: a generated shipping-service in a fresh clone', () => {
       service.child.kill('SIGTERM');
       await service.exited;
     }
+    await Promise.allSettled(saga.map((running) => running.stop()));
     await database?.drop();
     await admin?.disconnect();
     await deletePrefixedTopics(kafka, prefix);
@@ -164,19 +163,44 @@ describe('forking: a generated shipping-service in a fresh clone', () => {
       what: `shipping-service ready\n${running.output().slice(-3000)}`,
     });
 
-    const orders = Array.from({ length: ORDERS }, confirmedOrder);
-    const topic = prefix + Topics.orders;
-    for (const order of orders) {
-      await produceEvent(kafka, {
-        topic,
-        key: order.orderId,
-        type: 'order.confirmed',
-        payload: order,
-        correlationId: order.orderId,
-      });
+    // The saga from the clone, on the same topics: real orders, confirmed by payment and stock.
+    saga = await Promise.all(
+      SAGA.map((name) => startService(name, { prefix, label: `fork_${name}`, root: clone })),
+    );
+    const orderUrl = saga[0]!.baseUrl;
+    const orderIds: string[] = [];
+    for (let n = 0; n < ORDERS; n++) {
+      const body = {
+        customerId: 'c-fork',
+        customerEmail: 'fork@example.test',
+        items: [{ sku: 'SKU-APPLE', quantity: 1, unitPrice: '1.25' }],
+      };
+      const placed = await httpJson<{ orderId: string }>('POST', `${orderUrl}/orders`, body);
+      expect(placed.status).toBe(202);
+      orderIds.push(placed.body.orderId);
     }
-    // Redelivery: every record once more, unchanged (same ce_id), as after a lost commit.
-    for (const record of await readTopic(kafka, topic)) await reproduce(kafka, topic, record);
+    for (const orderId of orderIds) {
+      await eventually(
+        async () => {
+          const { body } = await httpJson<{ status: string }>('GET', `${orderUrl}/orders/${orderId}`);
+          return body.status === 'CONFIRMED' ? true : undefined;
+        },
+        { timeoutMs: 60_000, what: `order ${orderId} confirmed` },
+      );
+    }
+    const topic = prefix + Topics.orders;
+    const confirmations = await eventually(
+      async () => {
+        const records = (await readTopic(kafka, topic)).filter(
+          (record) => headerValue(record.headers, 'ce_type') === 'order.confirmed',
+        );
+        return records.length === ORDERS ? records : undefined;
+      },
+      { what: `${ORDERS} order.confirmed records on ${topic}` },
+    );
+    await caughtUp(admin, group, [topic]);
+    // Redelivery: every order.confirmed once more, unchanged (same ce_id), as after a lost commit.
+    for (const record of confirmations) await reproduce(kafka, topic, record);
     // Poison: an order.confirmed that breaks its contract.
     const poisonKey = randomUUID();
     await produceEvent(kafka, {
@@ -200,8 +224,14 @@ describe('forking: a generated shipping-service in a fresh clone', () => {
     const scheduled = shipments.map(
       (record) => JSON.parse(record.value!.toString()) as Record<string, unknown>,
     );
-    expect(scheduled.map((s) => s.orderId).sort()).toEqual(orders.map((o) => o.orderId).sort());
-    for (const shipment of scheduled) expect(shipment.shipBy).toBe('2026-12-08T10:00:00.000Z');
+    expect(scheduled.map((s) => s.orderId).sort()).toEqual([...orderIds].sort());
+    // The business change: a ship-by date, two working days (2 to 4 calendar days) after confirmation.
+    for (const shipment of scheduled) {
+      const days =
+        (Date.parse(String(shipment.shipBy)) - Date.parse(String(shipment.scheduledAt))) / 86_400_000;
+      expect(days).toBeGreaterThan(1.9);
+      expect(days).toBeLessThan(4.1);
+    }
 
     const letters = await eventually(
       async () => {
@@ -212,5 +242,5 @@ describe('forking: a generated shipping-service in a fresh clone', () => {
     );
     expect(letters.map((letter) => letter.key?.toString())).toEqual([poisonKey]);
     expect(headerValue(letters[0]!.headers, DeadLetterHeaders.errorClass)).toBe('fatal');
-  }, 120_000);
+  }, 240_000);
 });

@@ -36,6 +36,8 @@ export interface StartServiceOptions {
    * service on its state; the caller drops it then, `stop()` does not.
    */
   readonly database?: TestDatabase;
+  /** The checkout whose `dist/` to run (a fork test's clone); this one by default. */
+  readonly root?: string;
 }
 
 export interface ServiceUnderTest {
@@ -65,7 +67,7 @@ export async function startService(
     throw error;
   }
   const port = await freePort();
-  const child = startNode(join(REPO_ROOT, `dist/apps/${name}-service/src/main.js`), {
+  const child = startNode(join(options.root ?? REPO_ROOT, `dist/apps/${name}-service/src/main.js`), {
     PORT: String(port),
     DATABASE_URL: database.url,
     KAFKA_BROKERS: KAFKA_BROKERS.join(','),
