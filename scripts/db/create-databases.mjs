@@ -48,11 +48,28 @@ export async function createDatabases(
   return { created, existing };
 }
 
-/** Drop a database (used by tests); terminates its connections first. */
+/** Connections that are closing get this long to go before DROP ... WITH (FORCE) ends them. */
+const CLOSING_CONNECTIONS_GRACE_MS = 2_000;
+
+/**
+ * Drop a database (used by tests); terminates its connections first. A pool that was just ended
+ * may still have connections on their way out: killing one of those makes its client emit an
+ * error nobody listens to any more (an uncaught exception in the test run), so the drop waits a
+ * moment for them to leave on their own, then forces out whatever is left.
+ */
 export async function dropDatabase(name, { env = process.env, maintenanceDb = 'postgres' } = {}) {
   const client = new pg.Client({ ...pgEnv(env), database: maintenanceDb });
   await client.connect();
   try {
+    const deadline = Date.now() + CLOSING_CONNECTIONS_GRACE_MS;
+    const others = async () =>
+      Number(
+        (await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1', [name])).rows[0]
+          .n,
+      );
+    while (Date.now() < deadline && (await others()) > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     await client.query(`DROP DATABASE IF EXISTS ${ident(name)} WITH (FORCE)`);
   } finally {
     await client.end();
