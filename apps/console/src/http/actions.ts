@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html, type SafeHtml } from '../pages/html';
-import { layout } from '../pages/layout';
+import { layout, sendHtml } from '../pages/layout';
 import type { Access } from './access';
 
 /** What an action changed, logged as one line with the action's name. */
@@ -31,18 +31,17 @@ export function refuse(
   request.log.warn({ action: request.routeOptions.url, reason }, 'action refused');
   if (wantsJson(request)) return reply.code(403).send({ error: 'forbidden', reason });
   const context = access.pageContext(request, reply);
-  return reply
-    .code(403)
-    .type('text/html; charset=utf-8')
-    .send(
-      layout(
-        'Not allowed',
-        context,
-        '',
-        html`<p class="refused" role="alert">${reason}</p>
-          <p><a href="${request.headers.referer ?? '/'}">Back</a></p>`,
-      ).value,
-    );
+  return sendHtml(
+    reply,
+    layout(
+      'Not allowed',
+      context,
+      '',
+      html`<p class="refused" role="alert">${reason}</p>
+        <p><a href="${request.headers.referer ?? '/'}">Back</a></p>`,
+    ),
+    403,
+  );
 }
 
 /**
@@ -76,9 +75,10 @@ export function registerAction(
       if (wantsJson(request)) return reply.send(result.json ?? result.changed);
       if (result.redirect !== undefined) return reply.redirect(result.redirect, 303);
       const page = result.page ?? { title: 'Done', current: '', content: html`<p>Done.</p>` };
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(layout(page.title, access.pageContext(request, reply), page.current, page.content).value);
+      return sendHtml(
+        reply,
+        layout(page.title, access.pageContext(request, reply), page.current, page.content),
+      );
     },
   });
 }
@@ -97,16 +97,15 @@ export function handleCsrfErrors(app: FastifyInstance, access: Access): void {
     const status = error.statusCode ?? 500;
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     if (wantsJson(request)) return reply.code(status).send({ error: error.message });
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .send(
-        layout(
-          status >= 500 ? 'Something failed' : 'Bad request',
-          access.pageContext(request, reply),
-          '',
-          html`<p class="refused" role="alert">${error.message}</p>`,
-        ).value,
-      );
+    return sendHtml(
+      reply,
+      layout(
+        status >= 500 ? 'Something failed' : 'Bad request',
+        access.pageContext(request, reply),
+        '',
+        html`<p class="refused" role="alert">${error.message}</p>`,
+      ),
+      status,
+    );
   });
 }

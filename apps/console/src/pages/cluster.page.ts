@@ -11,7 +11,7 @@ import {
 } from '../cluster/cluster-view';
 import { registerAction } from '../http/actions';
 import { html, type SafeHtml } from './html';
-import { actionButton, csrfField, layout } from './layout';
+import { actionButton, csrfField, layout, sendHtml, tableHead } from './layout';
 
 function topicsTable(topics: readonly TopicView[]): SafeHtml {
   const rows = topics.flatMap((topic) =>
@@ -35,17 +35,7 @@ function topicsTable(topics: readonly TopicView[]): SafeHtml {
     ),
   );
   return html`<table id="topics">
-    <thead>
-      <tr>
-        <th scope="col">Topic (cleanup policy)</th>
-        <th scope="col">Partition</th>
-        <th scope="col">Low watermark</th>
-        <th scope="col">High watermark</th>
-        <th scope="col">Leader</th>
-        <th scope="col">Replicas</th>
-        <th scope="col">In sync</th>
-      </tr>
-    </thead>
+    ${tableHead('Topic (cleanup policy)', 'Partition', 'Low watermark', 'High watermark', 'Leader', 'Replicas', 'In sync')}
     <tbody>
       ${rows}
     </tbody>
@@ -89,16 +79,7 @@ export function groupSection(group: GroupView, resetLink = true): SafeHtml {
         : ''
     }
     <table>
-      <thead>
-        <tr>
-          <th scope="col">Topic</th>
-          <th scope="col">Partition</th>
-          <th scope="col">Committed</th>
-          <th scope="col">High watermark</th>
-          <th scope="col">Lag</th>
-          <th scope="col">Member</th>
-        </tr>
-      </thead>
+      ${tableHead('Topic', 'Partition', 'Committed', 'High watermark', 'Lag', 'Member')}
       <tbody>
         ${rows}
       </tbody>
@@ -117,9 +98,7 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         topics, so one order stays in one partition.
       </p>
       ${topicsTable(topics)}`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(layout('Topics', access.pageContext(request, reply), '/topics', page).value);
+    return sendHtml(reply, layout('Topics', access.pageContext(request, reply), '/topics', page));
   });
 
   const groupsFragment = async (filter: string | undefined): Promise<SafeHtml> => {
@@ -144,15 +123,11 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         ><button type="submit">Filter</button>
       </form>
       <div id="groups" data-refresh-url="${refresh}" data-refresh-ms="2000">${await groupsFragment(q)}</div>`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(layout('Consumer groups', access.pageContext(request, reply), '/groups', page).value);
+    return sendHtml(reply, layout('Consumer groups', access.pageContext(request, reply), '/groups', page));
   });
 
   app.get<{ Querystring: { q?: string } }>('/groups/fragment', async (request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .send((await groupsFragment(typeof request.query.q === 'string' ? request.query.q : undefined)).value),
+    sendHtml(reply, await groupsFragment(typeof request.query.q === 'string' ? request.query.q : undefined)),
   );
 
   // The confirmation step: the group as it is now, and what the reset will do.
@@ -181,9 +156,7 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         >
         ${actionButton(context, 'Reset offsets to earliest')}
       </form>`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(layout(`Reset ${groupId}`, context, '/groups', page).value);
+    return sendHtml(reply, layout(`Reset ${groupId}`, context, '/groups', page));
   });
 
   registerAction(app, access, 'reset-offsets', '/groups/:groupId/reset', async (request) => {

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from '../console-deps';
 import { registerAction } from '../http/actions';
 import { html, type SafeHtml } from './html';
-import { actionButton, csrfField, layout, type PageContext } from './layout';
+import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
 
 /** The filter fields, as the list's query string and the redrive form both carry them. */
 interface FilterFields {
@@ -137,20 +137,7 @@ function listPage(
       ${actionButton(context, `Redrive all ${records.length} shown`, html`name="scope" value="all"`)}
     </form>
     <table id="dead-letters">
-      <thead>
-        <tr>
-          <th scope="col">Select</th>
-          <th scope="col">Partition/offset</th>
-          <th scope="col">Event</th>
-          <th scope="col">original_topic / partition / offset</th>
-          <th scope="col">error</th>
-          <th scope="col">error_class</th>
-          <th scope="col">attempts</th>
-          <th scope="col">failed_at</th>
-          <th scope="col">consumer_group</th>
-          <th scope="col">Payload</th>
-        </tr>
-      </thead>
+      ${tableHead('Select', 'Partition/offset', 'Event', 'original_topic / partition / offset', 'error', 'error_class', 'attempts', 'failed_at', 'consumer_group', 'Payload')}
       <tbody>
         ${records.map(recordRow)}
       </tbody>
@@ -183,20 +170,12 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
     );
     const page = html`<p>Each service dead-letters what it cannot process to a topic of its own.</p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Service</th>
-            <th scope="col">Dead-letter topic</th>
-            <th scope="col">Records (from /metrics)</th>
-          </tr>
-        </thead>
+        ${tableHead('Service', 'Dead-letter topic', 'Records (from /metrics)')}
         <tbody>
           ${rows}
         </tbody>
       </table>`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(layout('Dead letters', access.pageContext(request, reply), '/dead-letters', page).value);
+    return sendHtml(reply, layout('Dead letters', access.pageContext(request, reply), '/dead-letters', page));
   });
 
   app.get<{ Params: { service: string }; Querystring: FilterFields }>(
@@ -208,9 +187,7 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
       const shown = filterDeadLetters(records, toFilter(fields));
       const context = access.pageContext(request, reply);
       const page = listPage(context, service, topicOf(service), records.length, shown, fields);
-      return reply
-        .type('text/html; charset=utf-8')
-        .send(layout(`Dead letters: ${service}`, context, '/dead-letters', page).value);
+      return sendHtml(reply, layout(`Dead letters: ${service}`, context, '/dead-letters', page));
     },
   );
 

@@ -5,7 +5,7 @@ import { registerAction } from '../http/actions';
 import type { InstanceMetrics } from '../flow/service-metrics';
 import type { OrderEntry } from '../flow/order-store';
 import { html, join, type SafeHtml } from './html';
-import { actionButton, csrfField, layout, type PageContext } from './layout';
+import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
 
 const LIVE_ROWS = 50;
 const HEARTBEAT_MS = 15_000;
@@ -56,17 +56,7 @@ export function metricsTable(instances: readonly InstanceMetrics[]): SafeHtml {
     <caption>
       Read from each instance's /metrics every 2 s
     </caption>
-    <thead>
-      <tr>
-        <th scope="col">Service</th>
-        <th scope="col">Instance</th>
-        <th scope="col">State</th>
-        <th scope="col">Events/s</th>
-        <th scope="col">Consumer lag per partition</th>
-        <th scope="col">Outbox backlog</th>
-        <th scope="col">Dead letters</th>
-      </tr>
-    </thead>
+    ${tableHead('Service', 'Instance', 'State', 'Events/s', 'Consumer lag per partition', 'Outbox backlog', 'Dead letters')}
     <tbody>
       ${rows}
     </tbody>
@@ -108,15 +98,7 @@ function flowPage(
         <code>inventory</code>; rows change as events arrive.
       </p>
       <table id="live-orders" data-stream="/flow/stream" data-max-rows="${LIVE_ROWS}">
-        <thead>
-          <tr>
-            <th scope="col">Placed</th>
-            <th scope="col">Order</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Total</th>
-            <th scope="col">Status</th>
-          </tr>
-        </thead>
+        ${tableHead('Placed', 'Order', 'Customer', 'Total', 'Status')}
         <tbody>
           ${orders.map(orderRow)}
         </tbody>
@@ -140,11 +122,11 @@ export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void 
         ? request.query.placed
         : undefined;
     const page = flowPage(context, store.recent(LIVE_ROWS), await metrics.scrapeAll(), placed);
-    return reply.type('text/html; charset=utf-8').send(layout('Live flow', context, '/', page).value);
+    return sendHtml(reply, layout('Live flow', context, '/', page));
   });
 
   app.get('/flow/metrics', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(metricsTable(await metrics.scrapeAll()).value),
+    sendHtml(reply, metricsTable(await metrics.scrapeAll())),
   );
 
   // Server-sent events: each message is the rows that changed, rendered as on the page.

@@ -5,7 +5,7 @@ import { causalOrder, type FeedEvent } from '../flow/order-store';
 import type { OrderView } from '../http/order-api';
 import { findEmails, sampledTraceId, traceUrl, type SentEmail } from '../journey/links';
 import { html, type SafeHtml } from './html';
-import { layout } from './layout';
+import { layout, sendHtml, tableHead } from './layout';
 
 const ORDER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OUTCOMES = new Set(['order.confirmed', 'order.cancelled']);
@@ -87,19 +87,7 @@ function eventsTable(events: readonly JourneyEvent[]): SafeHtml {
     <caption>
       Every event of the order across the saga topics, causes before effects
     </caption>
-    <thead>
-      <tr>
-        <th scope="col">#</th>
-        <th scope="col">Event</th>
-        <th scope="col">Topic</th>
-        <th scope="col">Partition</th>
-        <th scope="col">Offset</th>
-        <th scope="col">Event id</th>
-        <th scope="col">Causation id</th>
-        <th scope="col">Time</th>
-        <th scope="col">Produced by</th>
-      </tr>
-    </thead>
+    ${tableHead('#', 'Event', 'Topic', 'Partition', 'Offset', 'Event id', 'Causation id', 'Time', 'Produced by')}
     <tbody>
       ${rows}
     </tbody>
@@ -177,12 +165,10 @@ export function registerJourneyPage(app: FastifyInstance, deps: ConsoleDeps): vo
     const trace = traceId === undefined ? undefined : traceUrl(config.traces, traceId);
     const context = access.pageContext(request, reply);
     const status = order === undefined && seen === undefined ? 404 : 200;
-    return reply
-      .code(status)
-      .type('text/html; charset=utf-8')
-      .send(
-        layout(`Order journey`, context, '', journeyPage(orderId.toLowerCase(), order, events, emails, trace))
-          .value,
-      );
+    return sendHtml(
+      reply,
+      layout(`Order journey`, context, '', journeyPage(orderId.toLowerCase(), order, events, emails, trace)),
+      status,
+    );
   });
 }

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { html, type SafeHtml } from './html';
 
 export interface PageContext {
@@ -73,3 +74,15 @@ export const actionButton = (context: PageContext, label: string, extra: SafeHtm
   >
     ${label}
   </button>`;
+
+/** A table's header row: one column header per label. */
+export const tableHead = (...labels: readonly string[]): SafeHtml =>
+  html`<thead>
+    <tr>
+      ${labels.map((label) => html`<th scope="col">${label}</th>`)}
+    </tr>
+  </thead>`;
+
+/** Answers with a rendered page or fragment. */
+export const sendHtml = (reply: FastifyReply, page: SafeHtml, status = 200): FastifyReply =>
+  reply.code(status).type('text/html; charset=utf-8').send(page.value);

@@ -3,7 +3,7 @@ import type { ConsoleDeps } from '../console-deps';
 import { refuse } from '../http/actions';
 import { READ_ONLY_REASON } from '../http/access';
 import { html } from './html';
-import { csrfField, layout } from './layout';
+import { csrfField, layout, sendHtml } from './layout';
 
 /** Signing in exchanges the token for a session cookie (HttpOnly, SameSite=Strict). */
 export function registerLoginPages(app: FastifyInstance, deps: ConsoleDeps): void {
@@ -20,7 +20,7 @@ export function registerLoginPages(app: FastifyInstance, deps: ConsoleDeps): voi
           /></label>
           <button type="submit">Sign in</button>
         </form>`;
-    return reply.type('text/html; charset=utf-8').send(layout('Sign in', context, '', content).value);
+    return sendHtml(reply, layout('Sign in', context, '', content));
   });
 
   app.post(
