@@ -114,6 +114,10 @@ describe('OutboxRelay onPublished', () => {
     const keys = Array.from({ length: 8 }, (_, i) => `key-${i}`);
     await Promise.all([s.write('a', keys, 5), s.write('b', keys, 5), s.write('a', keys.slice(0, 3), 2)]);
     await s.drained();
+    // Reported together once the oldest has waited onPublishedIntervalMs (1 s by default).
+    await eventually(() => Promise.resolve(reported.length >= 86 ? true : undefined), {
+      what: 'all 86 records reported',
+    });
 
     expect(reported).toHaveLength(86);
     const found = await positions(s, ['a', 'b']);

@@ -42,18 +42,23 @@ export interface OutboxRelayOptions {
   readonly topicPrefix?: string;
   readonly logger?: OutboxRelayLogger;
   /**
-   * Called after each batch the broker acknowledged and the relay deleted, with where every
-   * event landed, before the next batch is read. `sql` is the relay's own session (no
-   * transaction open): keep it to one cheap statement. A hook that throws or rejects is logged
-   * and nothing more: its events are published whatever it does. Without a hook the relay
-   * works out no positions.
+   * Called with where every event the broker acknowledged (and the relay deleted) landed, for
+   * all the batches published since the last call: once the oldest of them has waited
+   * `onPublishedIntervalMs`, and before a stop completes. Runs between batches, awaited, so
+   * calls come one at a time and in order. `sql` is the relay's own session (no transaction
+   * open): keep it to one cheap statement. A hook that throws or rejects is logged and nothing
+   * more: its events are published whatever it does. Without a hook the relay works out no
+   * positions.
    */
   readonly onPublished?: (batch: OutboxPublishedBatch, sql: Sql) => void | Promise<void>;
+  /** How long published records may wait to be reported together to `onPublished`. Default 1000. */
+  readonly onPublishedIntervalMs?: number;
 }
 
 export interface OutboxPublishedBatch {
+  /** Rows published since the last report. */
   readonly size: number;
-  /** From `sendBatch` to the broker's acknowledgement (acks = all). */
+  /** The longest, over those batches, from `sendBatch` to the broker's acknowledgement. */
   readonly latencyMs: number;
   /** One per row, in the outbox's id order. */
   readonly records: readonly OutboxPublishedRecord[];

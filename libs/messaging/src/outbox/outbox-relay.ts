@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
-import type { Message, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
+import type { Message, Producer, RecordMetadata } from 'kafkajs';
 import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
 import { messageOf } from '../errors/message-of';
 import {
@@ -16,7 +16,7 @@ import { RelayConnection } from './relay-connection';
 import { backoffDelay, sleep } from '../retry/backoff';
 import { RelayFailure, attempt } from './relay-failure';
 import { createRelayProducer } from './relay-producer';
-import { publishedRecords } from './published-records';
+import { PendingPublished, publishedRecords } from './published-records';
 import { WakeSignal } from './wake-signal';
 import { isSampled } from '../tracing/sampling';
 import {
@@ -50,6 +50,7 @@ export class OutboxRelay {
   private readonly stopSignal = new WakeSignal();
   /** The partition kafkajs chose for each message sent, kept only for an `onPublished` hook. */
   private readonly partitions = new WeakMap<Message, number>();
+  private readonly pendingPublished: PendingPublished;
   private connection: RelayConnection | undefined;
   private producer: Producer | undefined;
   /** Created but not connected yet: reused across failed connects. */
@@ -75,6 +76,7 @@ export class OutboxRelay {
     this.acks = options.acks === '1' ? 1 : -1;
     this.lingerMs = options.lingerMs ?? 5;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+    this.pendingPublished = new PendingPublished(options.onPublishedIntervalMs ?? 1_000);
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
     this.lockKey = options.lockKey ?? outboxLockKey(options.service);
     this.logger = options.logger ?? consoleLogger;
@@ -142,9 +144,12 @@ export class OutboxRelay {
       this.wake.clear();
       while ((await this.publishBatch(connection)) === this.batchSize) {
         if (Date.now() >= this.flushDeadline) return false;
+        await this.reportPublished(connection);
       }
+      await this.reportPublished(connection, flushing);
       if (flushing) return true;
-      const notified = await this.wake.wait(this.pollIntervalMs);
+      const reportDue = this.pendingPublished.dueIn(performance.now());
+      const notified = await this.wake.wait(Math.min(this.pollIntervalMs, reportDue ?? Infinity));
       // Linger only under load (the last batch had company): one row at a time goes out at once.
       const busy = this.counters.lastBatchSize > 1;
       if (notified && busy && this.lingerMs > 0 && !this.stopRequested) await sleep(this.lingerMs);
@@ -189,23 +194,20 @@ export class OutboxRelay {
     } catch (error) {
       this.logger.error(`${this.name}: recording the published batch threw: ${messageOf(error)}`);
     }
-    if (this.options.onPublished)
-      await this.reportPublished(connection, traced, topicMessages, sent, latencyMs);
+    if (this.options.onPublished) {
+      const partitionOf = (message: Message) => this.partitions.get(message);
+      const records = publishedRecords(traced, topicMessages, sent, partitionOf, this.options.topicPrefix);
+      this.pendingPublished.add(rows.length, records, latencyMs, performance.now());
+    }
     return rows.length;
   }
 
-  /** Awaited, so the hook sees batches one at a time and in order; a failure is only logged. */
-  private async reportPublished(
-    connection: RelayConnection,
-    rows: readonly OutboxRow[],
-    topicMessages: readonly TopicMessages[],
-    sent: readonly RecordMetadata[],
-    latencyMs: number,
-  ): Promise<void> {
+  /** The records published since the last report, once due (or now); a failure is only logged. */
+  private async reportPublished(connection: RelayConnection, now = false): Promise<void> {
+    const dueIn = this.pendingPublished.dueIn(performance.now());
+    if (dueIn === undefined || (dueIn > 0 && !now)) return;
     try {
-      const partitionOf = (message: Message) => this.partitions.get(message);
-      const records = publishedRecords(rows, topicMessages, sent, partitionOf, this.options.topicPrefix);
-      await this.options.onPublished?.({ size: rows.length, latencyMs, records }, connection.sql);
+      await this.options.onPublished?.(this.pendingPublished.take(), connection.sql);
     } catch (error) {
       this.logger.error(
         `${this.name}: onPublished failed (the batch is published all the same): ${messageOf(error)}`,

@@ -1,7 +1,7 @@
 import type { Message, RecordMetadata } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { toTopicMessages, type OutboxRow } from './outbox-table';
-import { publishedRecords } from './published-records';
+import { PendingPublished, publishedRecords } from './published-records';
 
 const row = (id: number, topic: string, key: string | null): OutboxRow => ({
   id: String(id),
@@ -66,5 +66,34 @@ describe('publishedRecords', () => {
       ['event-1', '3'],
       ['event-4', '4'],
     ]);
+  });
+});
+
+describe('PendingPublished', () => {
+  const record = (n: number) => ({
+    eventId: `e${n}`,
+    topic: 'orders',
+    key: 'k',
+    partition: 0,
+    offset: String(n),
+  });
+
+  it('is due once the oldest pending record has waited the interval, and reports everything since', () => {
+    const pending = new PendingPublished(1_000);
+    expect(pending.dueIn(0)).toBeUndefined();
+    pending.add(2, [record(1), record(2)], 12, 100);
+    pending.add(1, [record(3)], 30, 600);
+    expect(pending.dueIn(700)).toBe(400);
+    expect(pending.dueIn(1_100)).toBe(0);
+    expect(pending.take()).toEqual({ size: 3, latencyMs: 30, records: [record(1), record(2), record(3)] });
+    expect(pending.dueIn(1_200)).toBeUndefined();
+    pending.add(1, [record(4)], 5, 1_300);
+    expect(pending.dueIn(1_300)).toBe(1_000);
+  });
+
+  it('is due at once with maxRecords pending', () => {
+    const pending = new PendingPublished(1_000, 2);
+    pending.add(2, [record(1), record(2)], 1, 0);
+    expect(pending.dueIn(0)).toBe(0);
   });
 });

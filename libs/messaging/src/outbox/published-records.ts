@@ -1,5 +1,5 @@
 import type { Message, RecordMetadata, TopicMessages } from 'kafkajs';
-import type { OutboxPublishedRecord } from './outbox-relay.options';
+import type { OutboxPublishedBatch, OutboxPublishedRecord } from './outbox-relay.options';
 import type { OutboxRow } from './outbox-table';
 
 /**
@@ -42,4 +42,45 @@ export function publishedRecords(
     });
   }
   return records;
+}
+
+/**
+ * The published records not reported yet. The relay reports them together once the oldest has
+ * waited `intervalMs` (or `maxRecords` are pending), so a hook that writes where events landed
+ * runs one statement per interval instead of one per batch: at 100 orders/s, per batch cost
+ * order-service's database a commit and about 1 CPU ms per order.
+ */
+export class PendingPublished {
+  private records: OutboxPublishedRecord[] = [];
+  private rows = 0;
+  private latencyMs = 0;
+  private since = 0;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly maxRecords = 5_000,
+  ) {}
+
+  add(rows: number, records: readonly OutboxPublishedRecord[], latencyMs: number, now: number): void {
+    if (this.rows === 0) this.since = now;
+    this.rows += rows;
+    this.records.push(...records);
+    this.latencyMs = Math.max(this.latencyMs, latencyMs);
+  }
+
+  /** Milliseconds until the pending records are due; undefined when nothing is pending. */
+  dueIn(now: number): number | undefined {
+    if (this.rows === 0) return undefined;
+    if (this.records.length >= this.maxRecords) return 0;
+    return Math.max(0, this.since + this.intervalMs - now);
+  }
+
+  /** The pending records as one report, and nothing pending afterwards. */
+  take(): OutboxPublishedBatch {
+    const batch = { size: this.rows, latencyMs: this.latencyMs, records: this.records };
+    this.records = [];
+    this.rows = 0;
+    this.latencyMs = 0;
+    return batch;
+  }
 }
