@@ -1,3 +1,4 @@
+import { PipelineMetrics } from '@pipeline/observability';
 import type pg from 'pg';
 import { RetriableError } from '../errors/pipeline-error';
 import type { SqlClient } from './sql-client';
@@ -93,4 +94,17 @@ async function connect(pool: pg.Pool, timeoutMs: number | undefined): Promise<pg
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Counts every statement the client sends in `pipeline_db_statements_total` (BEGIN and COMMIT
+ * included): with commits from `pg_stat_database`, what a batch costs the database whatever the
+ * machine's speed. Applied to each connection of a service's pool and to the relay's session.
+ */
+export function countStatements(client: pg.ClientBase): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as { query: unknown }).query = (...args: unknown[]) => {
+    PipelineMetrics.dbStatements.inc();
+    return query(...args);
+  };
 }

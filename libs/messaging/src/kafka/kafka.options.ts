@@ -1,4 +1,16 @@
-import { Kafka, logLevel, type KafkaConfig } from 'kafkajs';
+import { PipelineMetrics } from '@pipeline/observability';
+import {
+  Kafka,
+  logLevel,
+  type Admin,
+  type AdminConfig,
+  type Consumer,
+  type ConsumerConfig,
+  type KafkaConfig,
+  type Producer,
+  type ProducerConfig,
+  type RequestEvent,
+} from 'kafkajs';
 import { nestLogCreator } from './kafka-logger';
 
 export interface KafkaConnectionOptions {
@@ -9,7 +21,7 @@ export interface KafkaConnectionOptions {
 
 /** One place that decides how every service talks to the brokers. */
 export function createKafka(options: KafkaConnectionOptions, overrides: Partial<KafkaConfig> = {}): Kafka {
-  return new Kafka({
+  return new CountedKafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
     logLevel: logLevel.WARN,
@@ -20,6 +32,33 @@ export function createKafka(options: KafkaConnectionOptions, overrides: Partial<
     ...overrides,
   });
 }
+
+/**
+ * Every client it creates counts its requests by API in `pipeline_kafka_requests_total`: what a
+ * batch costs the broker is a number of requests, whatever the machine's speed (BENCHMARKS.md).
+ */
+class CountedKafka extends Kafka {
+  override consumer(config: ConsumerConfig): Consumer {
+    const consumer = super.consumer(config);
+    consumer.on(consumer.events.REQUEST, countRequest);
+    return consumer;
+  }
+
+  override producer(config?: ProducerConfig): Producer {
+    const producer = super.producer(config);
+    producer.on(producer.events.REQUEST, countRequest);
+    return producer;
+  }
+
+  override admin(config?: AdminConfig): Admin {
+    const admin = super.admin(config);
+    admin.on(admin.events.REQUEST, countRequest);
+    return admin;
+  }
+}
+
+const countRequest = (event: RequestEvent): void =>
+  PipelineMetrics.kafkaRequests.inc({ api: event.payload.apiName });
 
 export function parseBrokerList(value: string): string[] {
   return value

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { sqlOver, type Sql } from '../database/sql';
+import { countStatements, sqlOver, type Sql } from '../database/sql';
 
 export interface RelayConnectionOptions {
   readonly databaseUrl: string;
@@ -37,6 +37,7 @@ export class RelayConnection {
       statement_timeout: 30_000,
       query_timeout: 60_000,
     });
+    countStatements(client);
     const connection = new RelayConnection(client, options);
     client.on('error', (error) => connection.markLost(error));
     client.on('end', () => connection.markLost(new Error('database session ended')));

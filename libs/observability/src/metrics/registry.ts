@@ -119,6 +119,17 @@ export const PipelineMetrics = {
     buckets: LATENCY_BUCKETS,
     registers,
   }),
+  kafkaRequests: new Counter({
+    name: 'pipeline_kafka_requests_total',
+    help: 'Requests this process sent to the Kafka brokers (every client: consumer, producers, admin), by API (Produce, Fetch, OffsetCommit, Heartbeat, Metadata, ...).',
+    labelNames: ['api'] as const,
+    registers,
+  }),
+  dbStatements: new Counter({
+    name: 'pipeline_db_statements_total',
+    help: "Statements this process sent to its database over the service's pool and the outbox relay's session (BEGIN and COMMIT included).",
+    registers,
+  }),
   ordersCompleted: new Counter({
     name: 'orders_completed_total',
     help: 'Orders that reached a terminal state, by outcome (confirmed, cancelled) and reason.',

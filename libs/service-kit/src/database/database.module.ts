@@ -9,6 +9,7 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { countStatements } from '@pipeline/messaging';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 
@@ -48,6 +49,7 @@ export class DatabaseModule implements OnModuleInit, OnApplicationShutdown {
             // An idle connection the server dropped (a Postgres restart) is an 'error' event on
             // the pool: unheard, it would end the process. The pool discards that connection and
             // opens a new one on the next checkout; the transaction in hand fails and is retried.
+            pool.on('connect', countStatements);
             pool.on('error', (error) => {
               new Logger('Database').warn(`idle connection lost: ${error.message}`);
             });
