@@ -2,10 +2,12 @@ import type { Admin } from 'kafkajs';
 import { DefaultGroups } from '../loadgen/args';
 import type { LoadgenReport } from '../loadgen/report';
 import type { BenchResults, StepResult } from './bench-results';
+import { normalise } from './calibration';
 import type { MachineDescription } from './machine';
 import type { CpuUsage } from './proc-stats';
 import type { DatabaseCounters } from './stack-under-test';
 import type { StepVerdict } from './step-verdict';
+import type { StepCounts } from './work-counts';
 
 const perPlaced = (n: number, orders: number): number => Math.round((n / Math.max(1, orders)) * 100) / 100;
 
@@ -32,6 +34,13 @@ export const perOrderCounters = (
     }),
   );
 
+/** CPU ms per order over a window: per process group, and over all of them. */
+export function cpuMsPerOrder(cpu: CpuUsage, orders: number): NonNullable<StepResult['cpuMsPerOrder']> {
+  const ms = (seconds: number): number => Math.round(((seconds * 1000) / Math.max(1, orders)) * 100) / 100;
+  const byProcess = Object.fromEntries(Object.entries(cpu.byGroup).map(([name, sec]) => [name, ms(sec)]));
+  return { total: ms(Object.values(cpu.byGroup).reduce((a, b) => a + b, 0)), byProcess };
+}
+
 /** One load step's row of the results, from the load generator's report and what the bench measured. */
 export function stepResult(step: {
   readonly label: StepResult['label'];
@@ -41,9 +50,10 @@ export function stepResult(step: {
   readonly cpu: CpuUsage | undefined;
   readonly ordersInWindow: number;
   readonly perOrder: Record<string, DatabaseCounters> | undefined;
+  readonly counts: StepCounts | undefined;
   readonly reportFile: string;
 }): StepResult {
-  const { report, cpu, perOrder } = step;
+  const { report, cpu, perOrder, counts } = step;
   const errors = Object.values(report.totals.httpErrors).reduce((a, b) => a + b, 0);
   return {
     label: step.label,
@@ -61,8 +71,15 @@ export function stepResult(step: {
     http: report.latency.http,
     maxLagByGroup: report.lag.maxByGroup,
     verdict: step.verdict,
-    ...(cpu ? { cpu, ordersInCpuWindow: step.ordersInWindow } : {}),
+    ...(cpu
+      ? {
+          cpu,
+          ordersInCpuWindow: step.ordersInWindow,
+          cpuMsPerOrder: cpuMsPerOrder(cpu, step.ordersInWindow),
+        }
+      : {}),
     ...(perOrder ? { perOrder } : {}),
+    ...(counts ? { counts } : {}),
     // Reports of a loadgen from before it measured itself have no `generator`.
     ...(report.generator
       ? {
@@ -109,17 +126,22 @@ export function benchResults(run: {
   readonly mailSink: string;
   readonly emails: BenchResults['emails'];
   readonly machine: MachineDescription;
+  readonly warmup: BenchResults['warmup'];
   readonly steps: readonly StepResult[];
   readonly sustainableRate: number;
+  readonly ramp: BenchResults['ramp'];
+  readonly kafkaUptimeSeconds: number | undefined;
   readonly halfRate: StepResult | undefined;
   readonly maxRssMiB: Readonly<Record<string, number>>;
   readonly rssAtReadyMiB: Readonly<Record<string, number>>;
   readonly idleCpu: CpuUsage | undefined;
+  readonly idleCounts: BenchResults['idleCounts'];
   readonly recordsPerOrder: BenchResults['recordsPerOrder'];
   readonly kafka: BenchResults['kafka'];
   readonly pgbench: BenchResults['pgbench'];
   readonly errors: readonly string[];
 }): BenchResults {
+  const normalised = normalise(run.sustainableRate, run.pgbench);
   return {
     startedAt: run.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
@@ -128,15 +150,20 @@ export function benchResults(run: {
     mailSink: run.mailSink,
     ...(run.emails ? { emails: run.emails } : {}),
     machine: run.machine,
+    ...(run.warmup ? { warmup: run.warmup } : {}),
     steps: run.steps,
     sustainableRate: run.sustainableRate,
+    ...(run.ramp ? { ramp: run.ramp } : {}),
+    ...(run.kafkaUptimeSeconds !== undefined ? { kafkaUptimeSeconds: run.kafkaUptimeSeconds } : {}),
     ...(run.halfRate ? { halfRate: run.halfRate } : {}),
     maxRssMiB: run.maxRssMiB,
     rssAtReadyMiB: run.rssAtReadyMiB,
     ...(run.idleCpu ? { idleCpu: run.idleCpu } : {}),
+    ...(run.idleCounts ? { idleCounts: run.idleCounts } : {}),
     ...(run.recordsPerOrder ? { recordsPerOrder: run.recordsPerOrder } : {}),
     ...(run.kafka ? { kafka: run.kafka } : {}),
     ...(run.pgbench ? { pgbench: run.pgbench } : {}),
+    ...(normalised ? { normalised } : {}),
     errors: run.errors,
   };
 }

@@ -26,4 +26,12 @@ describe('parseBenchArgs', () => {
     expect(parse(['--steps', '5,50,500']).steps).toEqual([5, 50, 500]);
     expect(() => parse(['--steps', '5,x'])).toThrow(/not a positive number/);
   });
+
+  it('warms up in windows until the broker settles, bounded in time', () => {
+    const config = parse([]);
+    expect(config.warmup.tolerance).toBeGreaterThan(0);
+    expect(config.warmup.maxSeconds).toBeGreaterThan(config.warmup.windowSeconds);
+    expect(parse(['--warmup-max-seconds', '0']).warmup.maxSeconds).toBe(0);
+    expect(() => parse(['--warmup-max-seconds', '-1'])).toThrow(/seconds/);
+  });
 });

@@ -1,11 +1,15 @@
 import { parseArgs } from 'node:util';
-import { rateSteps } from './rate-steps';
+import type { WarmupPolicy } from './ramp';
+import { FloorRate, rateSteps } from './rate-steps';
 
 export interface BenchConfig {
   readonly quick: boolean;
-  readonly warmup: { readonly rate: number; readonly seconds: number };
+  /** Short windows repeated until the broker's CPU per order settles (ramp.ts). */
+  readonly warmup: WarmupPolicy;
   /** Offered rates tried in order until one is not sustainable. */
   readonly steps: readonly number[];
+  /** When the first step is not sustainable, the rate is halved down to this floor. */
+  readonly floorRate: number;
   /** After the first unsustainable step, try once between it and the last sustainable one. */
   readonly refine: boolean;
   readonly stepSeconds: number;
@@ -20,12 +24,17 @@ export interface BenchConfig {
   readonly writeBenchmarks: boolean;
 }
 
-export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--skip kafka,pgbench,pipeline] [--no-write]
+export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--warmup-max-seconds s] [--skip kafka,pgbench,pipeline] [--no-write]
 
-  --quick            about 2 minutes: short steps, fewer records (default: the full run, under 10 minutes)
+  --quick            a few minutes: short steps, fewer records (default: the full run, 10-15 minutes)
   --steps <list>     offered orders/s to try, in order, until one is not sustainable (default
-                     10,25,50,100,200,400,700,1000,1400; --quick 25,100,400,1000,1400); a full run
-                     then tries once between the last sustainable step and the first that was not
+                     5,10,25,50,100,200,400,700,1000,1400; --quick 10,25,100,400,1000,1400); a full
+                     run then tries once between the last sustainable step and the first that was
+                     not; when the first step is not sustainable the rate is halved down to 2/s
+  --warmup-max-seconds <s>
+                     longest warm-up (default 180, --quick 90): windows of load are repeated until
+                     the Kafka broker's CPU ms per order changes by less than 20 % between two
+                     consecutive windows (--warmup-max-seconds 0: one window)
   --step-seconds <s> seconds of load per step
   --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench
   --no-write         do not rewrite BENCHMARKS.md (the report folder is written anyway)
@@ -42,6 +51,12 @@ const list = (text: string): number[] =>
     return value;
   });
 
+const seconds = (text: string): number => {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`not a number of seconds: "${text}"`);
+  return value;
+};
+
 export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
   const { values } = parseArgs({
     args: [...argv],
@@ -50,6 +65,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
       quick: { type: 'boolean' },
       steps: { type: 'string' },
       'step-seconds': { type: 'string' },
+      'warmup-max-seconds': { type: 'string' },
       skip: { type: 'string' },
       'no-write': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -62,8 +78,14 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
     if (!['pipeline', 'kafka', 'pgbench'].includes(part)) throw new Error(`--skip: unknown part "${part}"`);
   return {
     quick,
-    warmup: quick ? { rate: 20, seconds: 8 } : { rate: 25, seconds: 20 },
+    warmup: {
+      rate: 20,
+      windowSeconds: quick ? 10 : 15,
+      maxSeconds: values['warmup-max-seconds'] ? seconds(values['warmup-max-seconds']) : quick ? 90 : 180,
+      tolerance: 0.2,
+    },
     steps: values.steps ? list(values.steps) : rateSteps(quick),
+    floorRate: FloorRate,
     refine: !quick,
     stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 10 : 25,
     drainSeconds: quick ? 15 : 30,

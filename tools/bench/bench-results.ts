@@ -1,10 +1,13 @@
 import type { PercentileSummary } from '../loadgen/latency-stats';
+import type { Normalised } from './calibration';
 import type { MachineDescription } from './machine';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
 import type { ConsumerPerf, PgbenchResult, ProducerPerf } from './perf-output';
 import type { CpuUsage } from './proc-stats';
 import type { DatabaseCounters } from './stack-under-test';
+import type { WarmupSummary } from './ramp';
 import type { StepVerdict } from './step-verdict';
+import type { IdleRates, StepCounts } from './work-counts';
 
 export interface StepResult {
   readonly label: 'warm-up' | 'step' | 'half rate';
@@ -23,6 +26,10 @@ export interface StepResult {
   readonly cpu?: CpuUsage;
   /** Orders placed while the CPU was measured: the denominator of CPU per order. */
   readonly ordersInCpuWindow?: number;
+  /** CPU ms per order over the window, per process and in total. */
+  readonly cpuMsPerOrder?: { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
+  /** Kafka requests by API, database statements and commits per order over the same window. */
+  readonly counts?: StepCounts;
   /** Per database: commits and row changes per placed order during the step. */
   readonly perOrder?: Readonly<Record<string, DatabaseCounters>>;
   /** The load generator's own cost and lateness: was it, not the pipeline, the limit? */
@@ -44,12 +51,22 @@ export interface BenchResults {
   /** What the counting sink accepted over the whole run, when the bench ran it. */
   readonly emails?: SinkCounts;
   readonly machine: MachineDescription;
+  /** How long the warm-up lasted and the broker's CPU per order in each of its windows. */
+  readonly warmup?: WarmupSummary;
   readonly steps: readonly StepResult[];
   readonly sustainableRate: number;
+  /** Rates tried below the ramp's first step, when that one was not sustainable. */
+  readonly ramp?: { readonly steppedDown: readonly number[]; readonly floorReached: boolean };
+  /** How long the Kafka broker's process had been running when the pipeline run began. */
+  readonly kafkaUptimeSeconds?: number;
+  /** Sustainable orders/s per 1,000 pgbench one-hop tps of the same run. */
+  readonly normalised?: Normalised;
   readonly halfRate?: StepResult;
   readonly maxRssMiB: Readonly<Record<string, number>>;
   /** CPU of each process over 10 s with the stack ready and no load (polling, heartbeats). */
   readonly idleCpu?: CpuUsage;
+  /** Over the same idle window, per second: Kafka requests, statements and commits of the five services. */
+  readonly idleCounts?: IdleRates;
   /** RSS of each service once ready, before any load. */
   readonly rssAtReadyMiB: Readonly<Record<string, number>>;
   /** Kafka records per placed order: produced to all topics, and consumed over all groups. */

@@ -16,6 +16,20 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** Seconds since a process started (/proc/<pid>/stat's starttime against /proc/uptime). */
+export function processAgeSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    return Number.isFinite(startTicks) && Number.isFinite(uptime)
+      ? Math.round(uptime - startTicks / TICKS_PER_SECOND)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function rssMiB(pid: number): number | undefined {
   try {
     const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));

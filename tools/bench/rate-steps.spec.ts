@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FullRamp, QuickRamp, rateSteps, refineStep } from './rate-steps';
+import { FloorRate, FullRamp, QuickRamp, rateSteps, refineStep } from './rate-steps';
 
 describe('rateSteps', () => {
   it('climbs past 1,000 orders/s in both modes, always upwards', () => {
@@ -10,6 +10,12 @@ describe('rateSteps', () => {
       expect([...steps].sort((a, b) => a - b)).toEqual([...steps]);
       expect(new Set(steps).size).toBe(steps.length);
     }
+  });
+
+  it('starts at or below 10 orders/s, above the step-down floor', () => {
+    expect(FullRamp[0]).toBeLessThanOrEqual(10);
+    expect(QuickRamp[0]).toBeLessThanOrEqual(10);
+    expect(FloorRate).toBeLessThan(Math.min(FullRamp[0], QuickRamp[0]));
   });
 
   it('has fewer steps in --quick mode', () => {
@@ -29,5 +35,7 @@ describe('refineStep', () => {
   it('does not refine a narrow gap or when nothing was sustainable', () => {
     expect(refineStep(1000, 1200)).toBeUndefined();
     expect(refineStep(0, 10)).toBeUndefined();
+    // 7.5 rounds to 10, the rate that already failed: nothing new to try.
+    expect(refineStep(5, 10)).toBeUndefined();
   });
 });

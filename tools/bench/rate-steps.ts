@@ -1,11 +1,15 @@
 /**
  * The offered rates a bench run tries, in order, until one is not sustainable. Roughly doubling at
  * first, then finer near and past 1,000 orders/s, the rate the pipeline is meant to reach on a
- * 2-core machine; the low steps still give a slow pipeline a rate it sustains.
+ * 2-core machine. It starts at 5 orders/s so that a machine ten times slower than the first still
+ * finds a rate; below the first step the run steps down (ramp.ts).
  */
-export const FullRamp = [10, 25, 50, 100, 200, 400, 700, 1000, 1400] as const;
+export const FullRamp = [5, 10, 25, 50, 100, 200, 400, 700, 1000, 1400] as const;
 /** --quick: fewer steps over the same range (the step time is shorter too). */
-export const QuickRamp = [25, 100, 400, 1000, 1400] as const;
+export const QuickRamp = [10, 25, 100, 400, 1000, 1400] as const;
+
+/** The lowest rate a step-down tries when the ramp's first step is not kept up with. */
+export const FloorRate = 2;
 
 export const rateSteps = (quick: boolean): readonly number[] => (quick ? QuickRamp : FullRamp);
 
@@ -19,5 +23,6 @@ export function refineStep(sustainable: number, failed: number): number | undefi
   const middle = (sustainable + failed) / 2;
   // A round figure: to the nearest 10 orders/s (5 below 100).
   const unit = middle < 100 ? 5 : 10;
-  return Math.round(middle / unit) * unit;
+  const round = Math.round(middle / unit) * unit;
+  return round > sustainable && round < failed ? round : undefined;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PercentileSummary } from '../loadgen/latency-stats';
 import type { LoadgenReport } from '../loadgen/report';
-import { judgeStep, lagGrows } from './step-verdict';
+import type { SecondPoint } from '../loadgen/timeline';
+import { judgeStep, lagGrows, slowOnlyAtStart } from './step-verdict';
 
 const latency = (p99: number): PercentileSummary => ({
   count: 100,
@@ -19,6 +20,8 @@ const report = (over: {
   lost?: number;
   duplicated?: number;
   lag?: number[];
+  /** Per second: the e2e p99 of the orders that ended in it. */
+  secondsP99?: number[];
 }): LoadgenReport =>
   ({
     durationSeconds: 20,
@@ -32,6 +35,15 @@ const report = (over: {
       duplicated: over.duplicated ?? 0,
     },
     latency: { e2e: latency(over.p99 ?? 200) },
+    timeline: (over.secondsP99 ?? []).map((p99, t): SecondPoint => ({
+      t,
+      offered: 100,
+      placed: 100,
+      errors: 0,
+      terminal: 100,
+      http: { p50: 5, p99: 10, max: 20 },
+      e2e: { p50: 50, p99, max: p99 },
+    })),
     lag: {
       maxByGroup: {},
       samples: (over.lag ?? []).map((lag, i) => ({ t: i + 1, lag: { g: lag } })),
@@ -60,5 +72,22 @@ describe('judgeStep', () => {
     expect(
       lagGrows(report({ lag: [5, 80, 3, 9, 60, 2, 7, 90, 4, 6, 70, 1, 8, 50, 3, 95, 2, 99, 4, 90] }), 100),
     ).toBe(false);
+  });
+
+  it('does not flunk a step only because of its first seconds (cold start), and says so', () => {
+    const coldStart = [2500, 1800, 1200, ...Array<number>(17).fill(300)];
+    const verdict = judgeStep(report({ p99: 1500, secondsP99: coldStart }), 100);
+    expect(verdict.sustainable).toBe(true);
+    expect(verdict.notes?.[0]).toMatch(/only in its first 3 s \(cold start\)/);
+  });
+
+  it('still flunks a step that is slow after its first seconds', () => {
+    const late = [2500, 300, 300, ...Array<number>(16).fill(300), 1300];
+    expect(judgeStep(report({ p99: 1500, secondsP99: late }), 100).reasons).toEqual([
+      'e2e p99 1500 ms > 1000 ms',
+    ]);
+    expect(slowOnlyAtStart(report({ p99: 1500, secondsP99: Array<number>(20).fill(1200) }), 1000)).toBe(
+      false,
+    );
   });
 });

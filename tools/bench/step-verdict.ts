@@ -11,6 +11,8 @@ export const SustainableLimits = {
 export interface StepVerdict {
   readonly sustainable: boolean;
   readonly reasons: readonly string[];
+  /** What the verdict let pass and why (a slow cold start), for the results to say. */
+  readonly notes?: readonly string[];
 }
 
 /**
@@ -30,6 +32,30 @@ export function lagGrows(report: LoadgenReport, rate: number): boolean {
   return late > 2 * early && late > rate;
 }
 
+/**
+ * Seconds at a step's start whose latencies may be left out of the p99 rule: the loadgen's own
+ * consumer joins its group and the first orders meet cold connections and caches.
+ */
+export const coldStartSeconds = (durationSeconds: number): number =>
+  Math.min(3, Math.floor(durationSeconds / 5));
+
+/**
+ * True when the e2e p99 is over the limit only because of the first seconds: after them, no
+ * second's p99 exceeds it (a stricter test than the p99 over the rest, since each second's p99 is
+ * at least as high as its share of the whole).
+ */
+export function slowOnlyAtStart(report: LoadgenReport, limitMs: number): boolean {
+  const grace = coldStartSeconds(report.durationSeconds);
+  const rest = report.timeline.filter((s) => s.t >= grace && s.terminal > 0);
+  const early = report.timeline.filter((s) => s.t < grace && s.terminal > 0);
+  return (
+    grace > 0 &&
+    rest.length > 0 &&
+    early.some((s) => s.e2e.p99 > limitMs) &&
+    rest.every((s) => s.e2e.p99 <= limitMs)
+  );
+}
+
 export function judgeStep(report: LoadgenReport, rate: number): StepVerdict {
   const reasons: string[] = [];
   const t = report.totals;
@@ -39,8 +65,15 @@ export function judgeStep(report: LoadgenReport, rate: number): StepVerdict {
   if (httpErrors > 0 || t.dropped > 0) reasons.push(`${httpErrors} HTTP errors, ${t.dropped} dropped`);
   if (report.achievedRate < SustainableLimits.minAchievedRatio * rate)
     reasons.push(`placed ${report.achievedRate.toFixed(1)}/s of ${rate}/s offered`);
-  if (report.latency.e2e.p99 > SustainableLimits.maxE2eP99Ms)
-    reasons.push(`e2e p99 ${report.latency.e2e.p99.toFixed(0)} ms > ${SustainableLimits.maxE2eP99Ms} ms`);
+  const notes: string[] = [];
+  const p99 = report.latency.e2e.p99;
+  if (p99 > SustainableLimits.maxE2eP99Ms) {
+    if (slowOnlyAtStart(report, SustainableLimits.maxE2eP99Ms))
+      notes.push(
+        `e2e p99 ${p99.toFixed(0)} ms over the whole step, but over ${SustainableLimits.maxE2eP99Ms} ms only in its first ${coldStartSeconds(report.durationSeconds)} s (cold start)`,
+      );
+    else reasons.push(`e2e p99 ${p99.toFixed(0)} ms > ${SustainableLimits.maxE2eP99Ms} ms`);
+  }
   if (lagGrows(report, rate)) reasons.push('consumer lag grows');
-  return { sustainable: reasons.length === 0, reasons };
+  return { sustainable: reasons.length === 0, reasons, ...(notes.length > 0 ? { notes } : {}) };
 }

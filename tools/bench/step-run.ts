@@ -1,0 +1,142 @@
+import type { Admin } from 'kafkajs';
+import { readGroupLag } from '@pipeline/load';
+import { DefaultGroups } from '../loadgen/args';
+import { cpuMsPerOrder, perOrderCounters, stepResult } from './assemble-results';
+import type { BenchConfig } from './bench-args';
+import { repoRoot } from './bench-environment';
+import { say } from './bench-log';
+import type { StepResult } from './bench-results';
+import { runLoadStep } from './load-step';
+import type { CpuMeter, CpuSnapshot } from './proc-stats';
+import { readWork, type WorkReading } from './read-counters';
+import { servicePort, type StackOptions } from './stack-under-test';
+import { judgeStep } from './step-verdict';
+import { stepCounts, type IdleRates } from './work-counts';
+
+export interface StepContext {
+  readonly config: BenchConfig;
+  readonly options: StackOptions;
+  readonly outDir: string;
+  readonly admin: Admin;
+  readonly meter: CpuMeter;
+  readonly steps: StepResult[];
+  readonly onLoadgenStarted: (pid: number) => void;
+  /** The counters' growth per second with no load, once measured. */
+  idleRates?: IdleRates;
+}
+
+/** Waits (bounded) until every service's group has caught up, so a step never inherits a backlog. */
+async function waitForCatchUp(admin: Admin, options: StackOptions, maxSeconds: number): Promise<number> {
+  const until = Date.now() + maxSeconds * 1000;
+  let lag = 0;
+  do {
+    lag = 0;
+    for (const [group, topics] of Object.entries(DefaultGroups))
+      lag += await readGroupLag(
+        admin,
+        options.groupPrefix + group,
+        topics.map((topic) => options.topicPrefix + topic),
+      ).catch(() => 0);
+    if (lag === 0) return 0;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  } while (Date.now() < until);
+  return lag;
+}
+
+/** What is read at the load window's start (`t=1s`) and end (`load done`). */
+interface WindowEdges {
+  cpu?: CpuSnapshot;
+  work?: Promise<WorkReading | undefined>;
+}
+
+/** The loadgen's progress lines mark the window: CPU and counters over the load, not the join or drain. */
+function windowWatcher(context: StepContext, start: WindowEdges, end: WindowEdges) {
+  return (line: string): void => {
+    if (start.cpu === undefined && line.startsWith('t=1s')) {
+      start.cpu = context.meter.snapshot();
+      start.work = readWork(context.options);
+    }
+    if (line.includes('load done')) {
+      end.cpu = context.meter.snapshot();
+      end.work = readWork(context.options);
+    }
+    if (/^t=\d*[05]s/.test(line) || !line.startsWith('t=')) say(`  ${line}`);
+  };
+}
+
+/** One constant-rate load step against the running stack, measured and judged. */
+export async function runStep(
+  context: StepContext,
+  label: StepResult['label'],
+  rate: number,
+  seconds: number,
+): Promise<StepResult> {
+  const { config, options, admin, meter } = context;
+  const name = `${label.replace(/[^a-z]/g, '')}-${rate}`;
+  const backlog = await waitForCatchUp(admin, options, 60);
+  if (backlog > 0) say(`  (still ${backlog} records behind after 60 s; starting anyway)`);
+  say(`${label}: ${rate} orders/s for ${seconds} s`);
+  const [start, end]: [WindowEdges, WindowEdges] = [{}, {}];
+  const report = await runLoadStep({
+    repoRoot,
+    baseUrl: `http://127.0.0.1:${servicePort(options, 'order')}`,
+    kafkaBrokers: options.kafkaBrokers,
+    topicPrefix: options.topicPrefix,
+    groupPrefix: options.groupPrefix,
+    rate,
+    seconds,
+    drainSeconds: config.drainSeconds,
+    seed: 1000 + context.steps.length,
+    out: `${context.outDir}/loadgen-${name}.json`,
+    onStarted: context.onLoadgenStarted,
+    onProgress: windowWatcher(context, start, end),
+  });
+  const verdict = judgeStep(report, rate);
+  const cpu = start.cpu && end.cpu ? meter.usage(start.cpu, end.cpu) : undefined;
+  // Orders placed in the measured window, at the rate the run achieved (below the offered one
+  // when the pipeline could not keep up).
+  const ordersInWindow = cpu ? report.achievedRate * cpu.seconds : report.totals.placed;
+  const [workAtStart, workAtEnd] = [await start.work, await end.work];
+  const both = workAtStart && workAtEnd ? ([workAtStart, workAtEnd] as const) : undefined;
+  const result = stepResult({
+    label,
+    rate,
+    report,
+    verdict,
+    cpu,
+    ordersInWindow,
+    perOrder: both ? perOrderCounters(both[0].databases, both[1].databases, ordersInWindow) : undefined,
+    counts:
+      both && cpu
+        ? stepCounts(
+            both[0].counters,
+            both[1].counters,
+            { orders: ordersInWindow, seconds: cpu.seconds },
+            context.idleRates,
+          )
+        : undefined,
+    reportFile: `loadgen-${name}.html`,
+  });
+  context.steps.push(result);
+  sayOutcome(result);
+  return result;
+}
+
+function sayOutcome(result: StepResult): void {
+  const { verdict, e2e, counts } = result;
+  say(
+    `  => ${verdict.sustainable ? 'SUSTAINABLE' : `NOT sustainable (${verdict.reasons.join('; ')})`}: e2e p50 ${e2e.p50.toFixed(0)} ms, p99 ${e2e.p99.toFixed(0)} ms, lost ${result.lost}, duplicated ${result.duplicated}`,
+  );
+  const cpu =
+    result.cpu && result.ordersInCpuWindow ? cpuMsPerOrder(result.cpu, result.ordersInCpuWindow) : undefined;
+  if (counts)
+    say(
+      `     per order: ${counts.kafkaRequests.total} Kafka requests (${Object.entries(
+        counts.kafkaRequests.byApi,
+      )
+        .map(([api, n]) => `${api} ${n}`)
+        .join(
+          ', ',
+        )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}`,
+    );
+}
