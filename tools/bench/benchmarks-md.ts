@@ -1,7 +1,8 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { PercentileSummary } from '../loadgen/latency-stats';
-import { lineChart } from '../loadgen/svg-chart';
 import type { BenchResults, StepResult } from './bench-results';
+import { plots } from './benchmarks-plots';
+import { countsTable, cpuPerStepTable, headline, perServiceCountsTable } from './benchmarks-md-work';
 import type { CpuUsage } from './proc-stats';
 
 const START = '<!-- bench:results:start (written by npm run bench) -->';
@@ -13,46 +14,6 @@ const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n
 const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
 const lat = (s: PercentileSummary): string =>
   `${f0(s.p50)} / ${f0(s.p90)} / ${f0(s.p99)} / ${f0(s.p999)} / ${f0(s.max)}`;
-
-function plots(results: BenchResults): Record<string, string> {
-  const steps = results.steps.filter((s) => s.label === 'step');
-  const throughput = lineChart({
-    title: 'Offered rate vs what the pipeline delivered',
-    xLabel: 'offered orders/s',
-    yLabel: 'orders/s',
-    series: [
-      { name: 'offered', color: '#999', points: steps.map((s) => [s.offered, s.offered]) },
-      { name: 'placed (HTTP 202)', color: '#1f77b4', points: steps.map((s) => [s.offered, s.achieved]) },
-      {
-        name: 'terminal events',
-        color: '#2ca02c',
-        points: steps.map((s) => [s.offered, s.terminalPerSecond]),
-      },
-    ],
-  });
-  const latency = lineChart({
-    title: 'End-to-end latency (POST to order.confirmed/cancelled) per step',
-    xLabel: 'offered orders/s',
-    yLabel: 'ms',
-    series: [
-      { name: 'p50', color: '#2ca02c', points: steps.map((s) => [s.offered, s.e2e.p50]) },
-      { name: 'p99', color: '#ff7f0e', points: steps.map((s) => [s.offered, Math.min(s.e2e.p99, 5000)]) },
-    ],
-  });
-  const cpu = lineChart({
-    title: 'CPU ms per order, per process, per step',
-    xLabel: 'offered orders/s',
-    yLabel: 'CPU ms / order',
-    series: Object.keys(steps[0]?.cpu?.byGroup ?? {}).map((name, i) => ({
-      name,
-      color: ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'][i % 8]!,
-      points: steps
-        .filter((s) => s.cpu && s.ordersInCpuWindow)
-        .map((s) => [s.offered, ((s.cpu!.byGroup[name] ?? 0) * 1000) / s.ordersInCpuWindow!]),
-    })),
-  });
-  return { 'throughput.svg': throughput, 'latency.svg': latency, 'cpu-per-order.svg': cpu };
-}
 
 function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | undefined): string[] {
   if (!step?.cpu) return ['(not measured)'];
@@ -97,65 +58,10 @@ function generatorLine(results: BenchResults): string {
   return `Load generator at ${top.offered} orders/s offered: ${g.cpuMsPerOrder.toFixed(2)} CPU ms per order, ${pct(g.coreShare)} of one core, send delay p99 ${f1(g.sendDelayP99Ms)} ms (scheduled time to hand-over to its HTTP client).`;
 }
 
-export function renderSection(results: BenchResults, reportDir: string): string {
-  const m = results.machine;
-  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
-  const half = results.halfRate;
+/** The machine's own limits, measured in the same run: Kafka's perf tools and pgbench. */
+function limitsLines(results: BenchResults): string[] {
   const k = results.kafka;
-  const perOrder = results.recordsPerOrder;
-  const bestPg = results.pgbench?.reduce((a, b) => (b.tps > a.tps ? b : a));
-  const lines: string[] = [
-    START,
-    '',
-    `## Results of the last run (${results.mode}, ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC)`,
-    '',
-    `Machine: ${m.cores} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os} (kernel ${m.kernel}); Node ${m.node}, Kafka ${m.kafka} (one KRaft node), PostgreSQL ${m.postgres}. Load average at start: ${m.loadAverageAtStart.join(', ')}. Tracing: ${results.tracing}.`,
-    '',
-    mailLine(results),
-    generatorLine(results),
-    '',
-    `**Highest sustainable rate: ${results.sustainableRate} orders/s** (lost 0, duplicated 0, e2e p99 ≤ 1 s, lag flat).`,
-    half
-      ? `At half of it (${half.offered} orders/s): e2e p50 ${f0(half.e2e.p50)} ms, p99 ${f0(half.e2e.p99)} ms (POST→order.confirmed p50 ${f0(half.e2eConfirmed.p50)} ms, p99 ${f0(half.e2eConfirmed.p99)} ms); lost ${half.lost}, duplicated ${half.duplicated}.`
-      : '',
-    '',
-    '| step | offered/s | placed/s | terminal/s | e2e ms p50 / p90 / p99 / p99.9 / max | HTTP p99 ms | lost | dup | max lag | verdict |',
-    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |',
-    ...results.steps.map(
-      (s) =>
-        `| ${s.label} | ${s.offered} | ${f1(s.achieved)} | ${f1(s.terminalPerSecond)} | ${lat(s.e2e)} | ${f0(s.http.p99)} | ${s.lost} | ${s.duplicated} | ${Math.max(0, ...Object.values(s.maxLagByGroup))} | ${s.verdict.sustainable ? 'kept up' : s.verdict.reasons.join('; ')} |`,
-    ),
-    '',
-    `![throughput](${PLOTS}/throughput.svg)`,
-    `![latency](${PLOTS}/latency.svg)`,
-    `![CPU per order](${PLOTS}/cpu-per-order.svg)`,
-    '',
-    `Per-step HTML reports (timelines, lag, histograms): \`${reportDir}/\` (not committed).`,
-    '',
-    `### Where the CPU goes (${sustainable ? 'at the highest sustainable rate' : 'in the half-rate step'})`,
-    '',
-    ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
-    '',
-    `RSS in MiB, peak during the run (once ready, before load): ${Object.entries(results.maxRssMiB)
-      .map(
-        ([name, mib]) =>
-          `${name} ${f0(mib)}${results.rssAtReadyMiB[name] ? ` (${f0(results.rssAtReadyMiB[name])})` : ''}`,
-      )
-      .join(', ')}.`,
-    '',
-    '### Database work per order',
-    '',
-    'Commits and row changes per placed order, from `pg_stat_database` over the same window:',
-    '',
-    '| database | commits | rollbacks | rows inserted | updated | deleted |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
-    ...Object.entries((sustainable ?? half)?.perOrder ?? {}).map(
-      ([db, c]) => `| ${db} | ${c.commits} | ${c.rollbacks} | ${c.inserted} | ${c.updated} | ${c.deleted} |`,
-    ),
-    '',
-    '### The machine’s own limits, measured in the same run',
-    '',
-  ];
+  const lines: string[] = [];
   if (k) {
     lines.push(
       `Kafka perf tools on the same broker, ${k.recordSize}-byte records, 6 partitions, acks=all:`,
@@ -180,6 +86,16 @@ export function renderSection(results: BenchResults, reportDir: string): string 
       '',
     );
   }
+  return lines;
+}
+
+/** What the pipeline's rate is as a share of those limits. */
+function ratioLines(results: BenchResults): string[] {
+  const k = results.kafka;
+  const perOrder = results.recordsPerOrder;
+  const bestPg = results.pgbench?.reduce((a, b) => (b.tps > a.tps ? b : a));
+  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
+  const lines: string[] = [];
   // At the highest sustainable rate; when no step was sustainable, at the best rate delivered.
   const delivered = Math.max(
     0,
@@ -210,6 +126,81 @@ export function renderSection(results: BenchResults, reportDir: string): string 
       '',
     );
   }
+  return lines;
+}
+
+const verdictText = (s: StepResult): string =>
+  [s.verdict.sustainable ? 'kept up' : s.verdict.reasons.join('; '), ...(s.verdict.notes ?? [])].join('; ');
+
+export function renderSection(results: BenchResults, reportDir: string): string {
+  const m = results.machine;
+  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
+  const half = results.halfRate;
+  const lines: string[] = [
+    START,
+    '',
+    `## Results of the last run (${results.mode}, ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC)`,
+    '',
+    ...headline(results),
+    '',
+    `Machine: ${m.cores} × ${m.cpuModel}, ${m.memoryGiB} GiB, ${m.os} (kernel ${m.kernel}); Node ${m.node}, Kafka ${m.kafka} (one KRaft node), PostgreSQL ${m.postgres}. Load average at start: ${m.loadAverageAtStart.join(', ')}. Tracing: ${results.tracing}.`,
+    '',
+    mailLine(results),
+    generatorLine(results),
+    '',
+    'A step is sustainable with 0 lost, 0 duplicated, e2e p99 ≤ 1 s and a flat lag.',
+    half
+      ? `At half of it (${half.offered} orders/s): e2e p50 ${f0(half.e2e.p50)} ms, p99 ${f0(half.e2e.p99)} ms (POST→order.confirmed p50 ${f0(half.e2eConfirmed.p50)} ms, p99 ${f0(half.e2eConfirmed.p99)} ms); lost ${half.lost}, duplicated ${half.duplicated}.`
+      : '',
+    '',
+    '| step | offered/s | placed/s | terminal/s | e2e ms p50 / p90 / p99 / p99.9 / max | HTTP p99 ms | lost | dup | max lag | verdict |',
+    '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |',
+    ...results.steps.map(
+      (s) =>
+        `| ${s.label} | ${s.offered} | ${f1(s.achieved)} | ${f1(s.terminalPerSecond)} | ${lat(s.e2e)} | ${f0(s.http.p99)} | ${s.lost} | ${s.duplicated} | ${Math.max(0, ...Object.values(s.maxLagByGroup))} | ${verdictText(s)} |`,
+    ),
+    '',
+    `![throughput](${PLOTS}/throughput.svg)`,
+    `![latency](${PLOTS}/latency.svg)`,
+    `![CPU per order](${PLOTS}/cpu-per-order.svg)`,
+    '',
+    `Per-step HTML reports (timelines, lag, histograms): \`${reportDir}/\` (not committed).`,
+    '',
+    '### Work per order at each step: counts (machine-independent)',
+    '',
+    ...countsTable(results),
+    '',
+    ...perServiceCountsTable(results),
+    '',
+    '### CPU ms per order per process at each step',
+    '',
+    ...cpuPerStepTable(results),
+    '',
+    `### Where the CPU goes (${sustainable ? 'at the highest sustainable rate' : 'in the half-rate step'})`,
+    '',
+    ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
+    '',
+    `RSS in MiB, peak during the run (once ready, before load): ${Object.entries(results.maxRssMiB)
+      .map(
+        ([name, mib]) =>
+          `${name} ${f0(mib)}${results.rssAtReadyMiB[name] ? ` (${f0(results.rssAtReadyMiB[name])})` : ''}`,
+      )
+      .join(', ')}.`,
+    '',
+    '### Database work per order',
+    '',
+    'Commits and row changes per placed order, from `pg_stat_database` over the same window:',
+    '',
+    '| database | commits | rollbacks | rows inserted | updated | deleted |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    ...Object.entries((sustainable ?? half)?.perOrder ?? {}).map(
+      ([db, c]) => `| ${db} | ${c.commits} | ${c.rollbacks} | ${c.inserted} | ${c.updated} | ${c.deleted} |`,
+    ),
+    '',
+    '### The machine’s own limits, measured in the same run',
+    '',
+  ];
+  lines.push(...limitsLines(results), ...ratioLines(results));
   if (results.errors.length > 0)
     lines.push('Errors in this run:', '', ...results.errors.map((e) => `- ${e}`), '');
   lines.push(END);

@@ -1,0 +1,122 @@
+/**
+ * The parts of BENCHMARKS.md's generated section that let two machines' runs be compared: the
+ * normalised headline with the run's calibration, the counts per order at each step, and CPU ms
+ * per order per process at each step.
+ */
+import type { BenchResults, StepResult } from './bench-results';
+import { perThousandTps, ReferenceRun } from './calibration';
+
+const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
+const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
+const f2 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
+
+/** The APIs shown in their own column; the rest are summed under "other". */
+const MainApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat', 'Metadata'] as const;
+
+const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s`;
+
+/** Steps with counts, in run order. */
+const counted = (results: BenchResults): StepResult[] => results.steps.filter((s) => s.counts !== undefined);
+
+/** The run's calibration and the machine-independent headline; first in the section. */
+export function headline(results: BenchResults): string[] {
+  const n = results.normalised;
+  const k = results.kafka;
+  const rate = results.sustainableRate;
+  const perStep = results.steps
+    .filter((s) => s.label !== 'warm-up' && s.cpuMsPerOrder)
+    .map((s) => `${s.offered}/s ${f1(s.cpuMsPerOrder?.total)}`);
+  return [
+    `**Highest sustainable rate: ${rate} orders/s${n ? ` = ${f0(n.ordersPerSecondPer1000Tps)} orders/s per 1,000 pgbench one-hop tps` : ''}.**`,
+    `Calibration of this machine, in the same run: ${
+      n ? `pgbench one-hop ${n.pgbenchTps} tps (best, ${n.pgbenchClients} clients)` : 'pgbench not measured'
+    }; ${k ? `Kafka producer tool ${f0(k.producer.linger0.recordsPerSecond)} records/s (linger 0), consumer tool ${f0(k.consumer.recordsPerSecond)} records/s` : "Kafka's perf tools not measured"}.`,
+    `Reference (${ReferenceRun.label}, the section above): ${ReferenceRun.sustainable} orders/s on ${ReferenceRun.pgbenchTps.toLocaleString('en-US')} tps = ${f0(perThousandTps(ReferenceRun.sustainable, ReferenceRun.pgbenchTps))} per 1,000 tps, ${ReferenceRun.cpuMsPerOrder.toFixed(1)} CPU ms per order.`,
+    perStep.length > 0 ? `CPU ms per order over all processes, by offered rate: ${perStep.join(', ')}.` : '',
+    ...rampLines(results),
+  ];
+}
+
+function rampLines(results: BenchResults): string[] {
+  const w = results.warmup;
+  const lines: string[] = [];
+  if (w)
+    lines.push(
+      `Warm-up: ${w.settled ? 'settled' : 'did not settle'} after ${w.seconds} s (${w.windows.length} windows of ${w.windows[0]?.rate ?? '–'} orders/s; ${w.measure === 'kafka' ? "the broker's" : "the pipeline's"} CPU ms per order ${w.windows.map((x) => f2(x.settleMsPerOrder)).join(' → ')}; settled means within ${f0(w.tolerance * 100)} % of the window before)${results.kafkaUptimeSeconds !== undefined ? `; the broker had been running for ${f0(results.kafkaUptimeSeconds)} s when the bench began` : ''}.`,
+    );
+  const down = results.ramp?.steppedDown ?? [];
+  if (down.length > 0)
+    lines.push(
+      `The ramp's first step was not sustainable: stepped down to ${down.join(', ')} orders/s${results.ramp?.floorReached ? ', and not even the floor was kept up with' : ''}.`,
+    );
+  return lines;
+}
+
+/** Kafka requests by API, statements and commits per order, at each step. */
+export function countsTable(results: BenchResults): string[] {
+  const steps = counted(results);
+  if (steps.length === 0) return ['(counts not measured)'];
+  const row = (s: StepResult): string => {
+    const c = s.counts!;
+    const byApi = c.kafkaRequests.byApi;
+    const other = Object.entries(byApi)
+      .filter(([api]) => !(MainApis as readonly string[]).includes(api))
+      .reduce((a, [, n]) => a + n, 0);
+    return `| ${stepName(s)} | ${f2(c.kafkaRequests.total)} | ${f2(c.aboveIdle?.kafkaRequests)} | ${MainApis.map((api) => f2(byApi[api] ?? 0)).join(' | ')} | ${f2(other)} | ${f2(c.dbCommits.total)} | ${f2(c.aboveIdle?.dbCommits)} | ${f2(c.dbStatements.total)} | ${f2(c.aboveIdle?.dbStatements)} |`;
+  };
+  const idle = results.idleCounts;
+  return [
+    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one) and statements sent (BEGIN and COMMIT included). “Above idle” takes out what the services do with no load at all' +
+      (idle
+        ? ` (${f1(idle.kafkaRequests)} Kafka requests, ${f1(idle.dbCommits)} commits and ${f1(idle.dbStatements)} statements per second, measured with the idle CPU).`
+        : '.'),
+    '',
+    `| step | Kafka requests | above idle | ${MainApis.join(' | ')} | other | commits | above idle | statements | above idle |`,
+    `| --- | ---: | ---: | ${MainApis.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: | ---: |`,
+    ...steps.map(row),
+  ];
+}
+
+/** The steps the issue asks the counts at: 10, 25 and 100 orders/s and the sustainable rate. */
+function keySteps(results: BenchResults): StepResult[] {
+  const ramp = counted(results).filter((s) => s.label === 'step');
+  const wanted = new Set([10, 25, 100, results.sustainableRate]);
+  const chosen = ramp.filter(
+    (s, i) => wanted.has(s.offered) && ramp.findIndex((t) => t.offered === s.offered) === i,
+  );
+  return chosen.length > 0 ? chosen : ramp.slice(0, 3);
+}
+
+/** Requests, statements and commits per order per service at the key steps. */
+export function perServiceCountsTable(results: BenchResults): string[] {
+  const steps = keySteps(results);
+  if (steps.length === 0) return [];
+  const services = Object.keys(steps[0]!.counts!.kafkaRequests.byService);
+  const cell = (s: StepResult, service: string): string => {
+    const c = s.counts!;
+    return `${f2(c.kafkaRequests.byService[service])} / ${f2(c.dbStatements.byService[service])} / ${f2(c.dbCommits.byService[service])}`;
+  };
+  return [
+    'Per service: Kafka requests / statements / commits per order.',
+    '',
+    `| service | ${steps.map(stepName).join(' | ')} |`,
+    `| --- | ${steps.map(() => '---:').join(' | ')} |`,
+    ...services.map((service) => `| ${service} | ${steps.map((s) => cell(s, service)).join(' | ')} |`),
+  ];
+}
+
+/** CPU ms per order per process at every step of the run. */
+export function cpuPerStepTable(results: BenchResults): string[] {
+  const steps = results.steps.filter((s) => s.cpuMsPerOrder !== undefined);
+  if (steps.length === 0) return ['(not measured)'];
+  const processes = Object.keys(steps[0]!.cpuMsPerOrder!.byProcess);
+  const short = (name: string): string => name.replace(/-service$/, '').replace(/ \(bench backends\)$/, '');
+  return [
+    `| step | ${processes.map(short).join(' | ')} | total |`,
+    `| --- | ${processes.map(() => '---:').join(' | ')} | ---: |`,
+    ...steps.map(
+      (s) =>
+        `| ${stepName(s)} | ${processes.map((p) => f2(s.cpuMsPerOrder!.byProcess[p])).join(' | ')} | ${f2(s.cpuMsPerOrder!.total)} |`,
+    ),
+  ];
+}
