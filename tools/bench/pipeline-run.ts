@@ -32,6 +32,34 @@ export interface PipelineOutcome {
   readonly placed: number;
 }
 
+/** The PostgreSQL backends serving the bench databases only: the server may be shared with other work. */
+class BenchBackends {
+  pids: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly options: StackOptions) {}
+
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => void this.refresh(), 2000);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async refresh(): Promise<void> {
+    const databases = Services.map((s) => databaseName(this.options, s));
+    this.pids = await withClient(this.options, 'postgres', async (c) =>
+      (
+        await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])', [
+          databases,
+        ])
+      ).rows.map((r) => r.pid),
+    ).catch(() => this.pids);
+  }
+}
+
 /** The processes whose CPU the bench reads, by name. */
 function pipelineMeter(
   stack: RunningStack,
@@ -127,20 +155,9 @@ export async function runPipeline(
     ...(sink?.pid ? { 'smtp sink': sink.pid } : {}),
   }));
   let loadgenPid: number | undefined;
-  // Only the backends serving the bench databases: the server may be shared with other work.
-  let backends: number[] = [];
-  const refreshBackends = async (): Promise<void> => {
-    backends = await withClient(options, 'postgres', async (c) =>
-      (
-        await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = ANY($1::text[])', [
-          Services.map((s) => databaseName(options, s)),
-        ])
-      ).rows.map((r) => r.pid),
-    ).catch(() => backends);
-  };
-  const backendTimer = setInterval(() => void refreshBackends(), 2000);
+  const backends = new BenchBackends(options);
   const meter = pipelineMeter(stack, kafkaPid, {
-    backends: () => backends,
+    backends: () => backends.pids,
     loadgen: () => loadgenPid,
     ...(options.mailSink === 'counting' ? { sink: () => sink?.pid } : {}),
   });
@@ -152,7 +169,7 @@ export async function runPipeline(
         `${options.logDir}/smtp-sink.log`,
       );
     await stack.start();
-    await refreshBackends();
+    await backends.start();
     for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
     rss.start();
     const context: StepContext = {
@@ -167,7 +184,7 @@ export async function runPipeline(
     await measureIdle(context, results);
     return await runLoad(context, results, kafkaPid !== undefined);
   } finally {
-    clearInterval(backendTimer);
+    backends.stop();
     rss.stop();
     Object.assign(results.maxRssMiB, rss.maxMiB);
     say('stopping the services');
