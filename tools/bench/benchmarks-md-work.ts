@@ -25,7 +25,9 @@ export function headline(results: BenchResults): string[] {
   const rate = results.sustainableRate;
   const perStep = results.steps
     .filter((s) => s.label !== 'warm-up' && s.cpuMsPerOrder)
-    .map((s) => `${s.offered}/s ${f1(s.cpuMsPerOrder?.total)}`);
+    .map(
+      (s) => `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''} ${f1(s.cpuMsPerOrder?.total)}`,
+    );
   return [
     `**Highest sustainable rate: ${rate} orders/s${n ? ` = ${f0(n.ordersPerSecondPer1000Tps)} orders/s per 1,000 pgbench one-hop tps` : ''}.**`,
     `Calibration of this machine, in the same run: ${
@@ -66,7 +68,7 @@ export function countsTable(results: BenchResults): string[] {
   };
   const idle = results.idleCounts;
   return [
-    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one) and statements sent (BEGIN and COMMIT included). “Above idle” takes out what the services do with no load at all' +
+    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one; backends report them up to 10 s late when idle, so short windows are approximate) and statements sent (BEGIN and COMMIT included). “Above idle” takes out what the services do with no load at all' +
       (idle
         ? ` (${f1(idle.kafkaRequests)} Kafka requests, ${f1(idle.dbCommits)} commits and ${f1(idle.dbStatements)} statements per second, measured with the idle CPU).`
         : '.'),
