@@ -1,8 +1,7 @@
 /**
- * Figures that let two machines' runs be compared: the sustainable rate per 1,000 pgbench one-hop
- * transactions per second measured in the same run, and the CPU ms per order at each step.
+ * What lets two machines' runs be compared: the sustainable rate per 1,000 pgbench one-hop
+ * transactions per second measured in the same run, and the reference run to set it beside.
  */
-import type { StepResult } from './bench-results';
 import type { PgbenchResult } from './perf-output';
 
 export interface Normalised {
@@ -40,7 +39,3 @@ export function normalise(
     ordersPerSecondPer1000Tps: perThousandTps(sustainable, best.tps),
   };
 }
-
-/** Rows for "CPU ms per order at each step": the label and rate, and the pipeline's total. */
-export const cpuPerStep = (steps: readonly StepResult[]): { step: StepResult; total: number }[] =>
-  steps.flatMap((step) => (step.cpuMsPerOrder ? [{ step, total: step.cpuMsPerOrder.total }] : []));

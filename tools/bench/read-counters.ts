@@ -17,7 +17,7 @@ export interface WorkReading {
   readonly databases: Record<string, DatabaseCounters>;
 }
 
-async function scrape(options: StackOptions, service: string, port: number): Promise<ServiceCounters> {
+async function scrape(service: string, port: number): Promise<ServiceCounters> {
   const response = await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(5000) });
   if (!response.ok) throw new Error(`${service}-service /metrics answered ${response.status}`);
   return parseServiceCounters(await response.text());
@@ -31,7 +31,7 @@ async function scrape(options: StackOptions, service: string, port: number): Pro
 export function readWork(options: StackOptions): Promise<WorkReading | undefined> {
   const read = async (): Promise<WorkReading> => {
     const [scraped, databases] = await Promise.all([
-      Promise.all(Services.map((s) => scrape(options, s, servicePort(options, s)))),
+      Promise.all(Services.map((s) => scrape(s, servicePort(options, s)))),
       databaseCounters(
         options,
         Services.map((s) => databaseName(options, s)),
