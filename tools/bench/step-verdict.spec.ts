@@ -72,6 +72,10 @@ describe('judgeStep', () => {
     expect(
       lagGrows(report({ lag: [5, 80, 3, 9, 60, 2, 7, 90, 4, 6, 70, 1, 8, 50, 3, 95, 2, 99, 4, 90] }), 100),
     ).toBe(false);
+    // A slow step: a few records in flight, doubling by chance.
+    const slow = [0, 1, 0, 2, 1, 0, 1, 2, 0, 1, 3, 6, 4, 8, 5, 9, 6, 4, 8, 6];
+    expect(lagGrows(report({ lag: slow }), 2)).toBe(false);
+    expect(lagGrows(report({ lag: slow.map((l) => l * 5) }), 2)).toBe(true);
   });
 
   it('does not flunk a step only because of its first seconds (cold start), and says so', () => {

@@ -6,6 +6,11 @@ export const SustainableLimits = {
   maxE2eP99Ms: 1000,
   /** Placed orders/s may fall this far below the offered rate (open-model jitter, start-up). */
   minAchievedRatio: 0.95,
+  /**
+   * Lag (records over every group, about ten per order) below this never counts as growing: at
+   * 2-5 orders/s, one order in flight at the wrong moment would otherwise double a quarter's mean.
+   */
+  minGrowingLagRecords: 20,
 } as const;
 
 export interface StepVerdict {
@@ -29,7 +34,7 @@ export function lagGrows(report: LoadgenReport, rate: number): boolean {
   const mean = (xs: number[]): number => (xs.length === 0 ? 0 : xs.reduce((a, b) => a + b, 0) / xs.length);
   const early = mean(quarter(1));
   const late = mean(quarter(3));
-  return late > 2 * early && late > rate;
+  return late > 2 * early && late > Math.max(rate, SustainableLimits.minGrowingLagRecords);
 }
 
 /**
