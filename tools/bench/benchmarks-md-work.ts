@@ -68,7 +68,7 @@ export function countsTable(results: BenchResults): string[] {
   };
   const idle = results.idleCounts;
   return [
-    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one; backends report them up to 10 s late when idle, so short windows are approximate) and statements sent (BEGIN and COMMIT included). “Above idle” takes out what the services do with no load at all' +
+    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one; backends report them up to 10 s late when idle, so short windows are approximate) and statements sent (BEGIN and COMMIT included). At a step the pipeline did not keep up with, a service that fell behind did less than the orders placed asked for, so its counts per order read low there. “Above idle” takes out what the services do with no load at all' +
       (idle
         ? ` (${f1(idle.kafkaRequests)} Kafka requests, ${f1(idle.dbCommits)} commits and ${f1(idle.dbStatements)} statements per second, measured with the idle CPU).`
         : '.'),
