@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DeadLetterHeaders } from '@pipeline/contracts';
+import type { Consumer } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/processes';
 import { readTopic } from '../support/kafka';
@@ -109,6 +110,36 @@ describe('KafkaEventServer: inbox and consumption', () => {
       correlation_id: 'order-1',
     });
     expect(Object.keys(row.headers as object)).not.toContain(DeadLetterHeaders.errorClass);
+  });
+
+  it('coalesces offset commits while events trickle in, and commits the last one once idle', async () => {
+    bed = await createTestBed('inbox_commits');
+    const server = await start(bed);
+    const kafkaConsumer = server.unwrap<Consumer>();
+    let offsetCommits = 0;
+    kafkaConsumer.on(kafkaConsumer.events.REQUEST, (event) => {
+      if (event.payload.apiName === 'OffsetCommit') offsetCommits += 1;
+    });
+    const events = 20;
+    const startedAt = performance.now();
+    // One event at a time, each applied before the next is sent: one transaction each.
+    for (let seq = 1; seq <= events; seq += 1) {
+      await bed.send([testEventMessage({ key: `k${seq}`, seq })]);
+      await eventually(async () => ((await bed!.effectCounts()).size === seq ? true : undefined), {
+        what: `event ${seq} applied`,
+        intervalMs: 10,
+      });
+    }
+    const seconds = (performance.now() - startedAt) / 1000;
+    // Nothing more arrives: the timer commits the last offsets.
+    await eventually(async () => ((await bed!.committed()).get(0) === events ? true : undefined), {
+      what: `offset ${events} committed`,
+    });
+
+    expect(server.consumerStatus().counters.processed).toBe(events);
+    // At most one OffsetCommit a second (default interval), plus the one of the idle tail.
+    expect(offsetCommits).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+    expect(offsetCommits).toBeLessThan(events);
   });
 
   it('processes a backlog in batches: one transaction per chunk, every event once', async () => {

@@ -27,3 +27,4 @@ export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
 export { queryBacklog } from './outbox/outbox-table';
 export * from './consumer/inbox-retention';
+export { AdaptiveLinger } from './batching/adaptive-linger';

@@ -1,8 +1,12 @@
-import { isUnavailable } from '@pipeline/messaging';
+import { AdaptiveLinger, isUnavailable } from '@pipeline/messaging';
 import type { PendingOrder, PlaceOrderResult } from './pending-order';
 
 export interface OrderGroupCommitOptions {
-  /** How long a group collects orders, from its first one; 0: what arrives in one event-loop turn. */
+  /**
+   * The longest a group collects orders, from its first one. The first order after a quiet spell
+   * is written at once (with what arrives in the same event-loop turn); while orders keep coming
+   * the window doubles up to this (AdaptiveLinger). 0: never wait.
+   */
   readonly windowMs: number;
   /** A group is written at once when it has this many orders. */
   readonly maxOrders: number;
@@ -44,11 +48,16 @@ class Group {
  */
 export class OrderGroupCommit {
   private forming = new Group();
+  private readonly window: AdaptiveLinger;
+  private closedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly write: WriteOrderGroup,
     private readonly options: OrderGroupCommitOptions,
-  ) {}
+  ) {
+    // Orders that come more than four windows after the last group closed find a quiet service.
+    this.window = new AdaptiveLinger(options.windowMs, 4 * options.windowMs);
+  }
 
   place(order: PendingOrder): Promise<PlaceOrderResult> {
     const key = order.idempotency?.key;
@@ -65,17 +74,19 @@ export class OrderGroupCommit {
   }
 
   private startWindow(group: Group): () => void {
-    if (this.options.windowMs === 0) {
+    const windowMs = this.window.next(performance.now() - this.closedAt);
+    if (windowMs === 0) {
       const immediate = setImmediate(() => this.close(group));
       return () => clearImmediate(immediate);
     }
-    const timer = setTimeout(() => this.close(group), this.options.windowMs);
+    const timer = setTimeout(() => this.close(group), windowMs);
     return () => clearTimeout(timer);
   }
 
   private close(group: Group): void {
     if (group !== this.forming) return;
     group.cancelTimer?.();
+    this.closedAt = performance.now();
     this.forming = new Group();
     void this.commit(group.waiting).finally(group.markSettled);
   }

@@ -27,6 +27,7 @@ function consumerWith(send: DeadLetterPublisher['send']) {
     heartbeatIntervalMs: 60_000,
     maxEventsPerTransaction: 500,
     lingerMs: 0,
+    commitIntervalMs: 0,
     hasHandler: () => true,
     transact,
     pausePartition: () => undefined,

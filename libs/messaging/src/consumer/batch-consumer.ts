@@ -2,7 +2,8 @@ import type { LoggerService } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
 import { EventHeaders } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
-import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, KafkaMessage, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { headerValue } from '../envelope/event-envelope';
 import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
@@ -18,6 +19,7 @@ import { culpritOf } from './event-batch';
 import { withEventLogContext } from './event-log-context';
 import { settle, type Failure } from './isolate';
 import { KeepAlive } from './keep-alive';
+import { OffsetCommits } from './offset-commits';
 import { triageRecord } from './record-triage';
 
 export interface BatchConsumerDeps {
@@ -32,13 +34,16 @@ export interface BatchConsumerDeps {
   /** Upper bound of events in one transaction; a larger fetch is applied in several. */
   readonly maxEventsPerTransaction: number;
   /**
-   * After a fetch that carried events, wait this long before the next fetch, so what arrives
-   * meanwhile comes as one batch (the consumer's linger.ms). An idle consumer waits in the broker.
+   * The longest wait after a fetch that carried records before the next fetch, so what arrives
+   * meanwhile comes as one batch (AdaptiveLinger: none after a quiet spell, doubling while
+   * records keep coming). An idle consumer waits in the broker.
    */
   readonly lingerMs: number;
   hasHandler(type: string): boolean;
   /** One consumer transaction over the events (runBatchTransaction). */
   transact(events: readonly PendingEvent[]): Promise<void>;
+  /** At most one OffsetCommit request per this interval (OffsetCommits). */
+  readonly commitIntervalMs: number;
   /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
   pausePartition(topic: string, partition: number, ms: number): void;
 }
@@ -69,8 +74,8 @@ interface PartitionWork {
  * The consumer's `eachBatch`. kafkajs calls it once per partition of a fetch, all in the same
  * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
  * at most maxEventsPerTransaction events one transaction (or a few, when something fails: see
- * `settle`), its dead letters, and ONE offset commit for every partition, each only up to what is
- * durable. A partition whose event must wait for a retry is paused and fetched again after the
+ * `settle`), its dead letters, and the offsets of every partition, each only up to what is
+ * durable, handed to OffsetCommits (one OffsetCommit request per interval). A partition whose event must wait for a retry is paused and fetched again after the
  * backoff: the fetch loop, and every other partition, goes on.
  */
 export class BatchConsumer {
@@ -78,23 +83,49 @@ export class BatchConsumer {
   /** Failed attempts so far of the events waiting for a retry, by `topic/partition@offset`. */
   private readonly attempts = new Map<string, number>();
   private unavailableStreak = 0;
+  /** Offsets of what is durable, committed coalesced. */
+  readonly commits: OffsetCommits;
+  /**
+   * The latest fetch's commit function. kafkajs's `consumer.commitOffsets` does nothing once a
+   * stop has begun; this one commits until the member has left its group, so the batch in hand
+   * at a stop still gets its offsets committed.
+   */
+  private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
+  private readonly linger: AdaptiveLinger;
+  /** When the previous fetch's batches were handed back: the next fetch starts then. */
+  private fetchedAt = performance.now();
 
-  constructor(private readonly deps: BatchConsumerDeps) {}
+  constructor(private readonly deps: BatchConsumerDeps) {
+    this.linger = new AdaptiveLinger(deps.lingerMs);
+    this.commits = new OffsetCommits(
+      (offsets) => this.commitOffsets(offsets),
+      deps.commitIntervalMs,
+      (error) => {
+        deps.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
+      },
+    );
+  }
 
   readonly eachBatch = (payload: EachBatchPayload): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      if (this.submitted.push({ payload, resolve, reject }) === 1) setImmediate(() => void this.flush());
+      this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
+      if (this.submitted.push({ payload, resolve, reject }) === 1) {
+        const waitedMs = performance.now() - this.fetchedAt;
+        setImmediate(() => void this.flush(waitedMs));
+      }
     });
 
-  private async flush(): Promise<void> {
+  /** `waitedMs`: how long the fetch waited for these records (long: the consumer was idle). */
+  private async flush(waitedMs: number): Promise<void> {
     const submitted = this.submitted;
     this.submitted = [];
     try {
       const payloads = submitted.map((entry) => entry.payload);
       await this.apply(payloads);
       const carriedRecords = payloads.some((payload) => payload.batch.messages.length > 0);
-      if (carriedRecords && this.deps.lingerMs > 0 && payloads[0]!.isRunning())
-        await sleep(this.deps.lingerMs);
+      const lingerMs = carriedRecords ? this.linger.next(waitedMs) : 0;
+      if (lingerMs > 0 && payloads[0]!.isRunning()) await sleep(lingerMs);
+      this.fetchedAt = performance.now();
       for (const entry of submitted) entry.resolve();
     } catch (error) {
       for (const entry of submitted) entry.reject(error);
@@ -111,8 +142,12 @@ export class BatchConsumer {
     } finally {
       keepAlive.stop();
     }
-    // A rebalance was announced during the batch: hand it to kafkajs, which rejoins the group.
-    if (keepAlive.error !== undefined) throw keepAlive.error;
+    // A rebalance was announced during the batch: commit what is durable while this member still
+    // owns its partitions, then hand the error to kafkajs, which rejoins the group.
+    if (keepAlive.error !== undefined) {
+      await this.commits.flush().catch(() => undefined);
+      throw keepAlive.error;
+    }
   }
 
   private triage(payload: EachBatchPayload): PartitionWork {
@@ -244,16 +279,28 @@ export class BatchConsumer {
     // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
     // offset when a batch fails, so a failed send resolved before would skip its poison records.
     for (const { payload, last } of resolvable) payload.resolveOffset(last);
-    const offsets = resolvable.map(({ payload: { batch }, last }) => ({
-      topic: batch.topic,
-      partitions: [{ partition: batch.partition, offset: (BigInt(last) + 1n).toString() }],
-    }));
-    if (offsets.length > 0) await work[0]!.payload.commitOffsetsIfNecessary({ topics: offsets });
+    await this.commits.add(
+      resolvable.map(({ payload: { batch }, last }) => ({
+        topic: batch.topic,
+        partition: batch.partition,
+        offset: (BigInt(last) + 1n).toString(),
+      })),
+    );
     try {
       this.countDeadLetters(letters);
     } catch (error) {
       this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
     }
+  }
+
+  private async commitOffsets(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    if (this.commitThroughGroup === undefined) throw new Error('no fetch to commit offsets through yet');
+    const byTopic = new Map<string, { partition: number; offset: string }[]>();
+    for (const { topic, partition, offset } of offsets)
+      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset }]);
+    await this.commitThroughGroup({
+      topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
+    });
   }
 
   private retryLater({ event, error, errorClass, attempts }: Failure<PendingEvent>): void {

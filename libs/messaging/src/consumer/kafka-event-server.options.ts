@@ -33,6 +33,12 @@ export interface KafkaEventServerOptions {
   readonly maxEventsPerTransaction?: number;
   /** Pause after a fetch that carried records, so the next one brings a fuller batch. */
   readonly lingerMs?: number;
+  /**
+   * At most one OffsetCommit per this interval (default 1000): a durable offset waits for the
+   * next commit (a timer commits the last one). After a crash up to this much is fetched again
+   * and dropped by the inbox. 0 commits after every transaction.
+   */
+  readonly commitIntervalMs?: number;
   /** kafkajs workers; at least the partitions of a fetch, so they all reach one transaction. */
   readonly partitionsConsumedConcurrently?: number;
   /** Where a new group starts: the beginning (default), so nothing produced before it is missed. */
@@ -75,6 +81,7 @@ export function resolveServerOptions(options: KafkaEventServerOptions): Resolved
     fetchMaxBytes: options.fetchMaxBytes ?? 4 * 1024 * 1024,
     maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
     lingerMs: options.lingerMs ?? 20,
+    commitIntervalMs: options.commitIntervalMs ?? 1_000,
     partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 64,
     kafkaRetry: options.kafkaRetry,
     fromBeginning: options.fromBeginning ?? true,

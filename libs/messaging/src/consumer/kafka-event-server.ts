@@ -1,6 +1,7 @@
 import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
 import { PipelineMetrics, beforeScrape } from '@pipeline/observability';
 import type { Consumer } from 'kafkajs';
+import { messageOf } from '../errors/message-of';
 import { BatchConsumer } from './batch-consumer';
 import { runBatchTransaction, type TransactionHandler } from './batch-transaction';
 import { ConsumerLagReader } from './consumer-lag';
@@ -48,6 +49,7 @@ export class KafkaEventServer
   private readonly deadLetters: DeadLetterPublisher;
   private readonly main: SupervisedConsumer;
   private readonly lag: ConsumerLagReader;
+  private readonly batches: BatchConsumer;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
   private readonly handlers = new Map<string, TransactionHandler>();
   /**
@@ -76,6 +78,7 @@ export class KafkaEventServer
       heartbeatIntervalMs: resolved.heartbeatIntervalMs,
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
       lingerMs: resolved.lingerMs,
+      commitIntervalMs: resolved.commitIntervalMs,
       hasHandler: (type) => this.nestHandlerFor(type) !== null,
       transact: (events) =>
         runBatchTransaction(
@@ -91,6 +94,7 @@ export class KafkaEventServer
         ),
       pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
     });
+    this.batches = batches;
     this.main = new SupervisedConsumer({
       kafka,
       config: {
@@ -119,7 +123,11 @@ export class KafkaEventServer
         partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
         eachBatch: batches.eachBatch,
       },
+      onJoin: (assignment) =>
+        batches.commits.retain((topic, partition) => assignment[topic]?.includes(partition) === true),
       onCrash: (error) => {
+        // The crashed consumer's member is gone: its successor fetches from the last commit.
+        batches.commits.clear();
         this._status$.next(this.main.state);
         for (const listener of this.crashListeners) listener(error);
       },
@@ -145,6 +153,11 @@ export class KafkaEventServer
     this.unregisterLag = undefined;
     for (const timer of this.resumeTimers) clearTimeout(timer);
     this.resumeTimers.clear();
+    // What is durable is committed before the member leaves: now, and the batch in hand at once.
+    this.batches.commits.commitEveryOffset();
+    await this.batches.commits.flush().catch((error: unknown) => {
+      this.options.logger.warn(`offset commit at stop failed: ${messageOf(error)}`);
+    });
     await this.main.stop();
     await Promise.all([this.deadLetters.disconnect(), this.lag.close()]);
     this._status$.next('stopped');

@@ -12,6 +12,8 @@ export interface SupervisedConsumerOptions {
   readonly logger: LoggerService;
   readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
   onCrash?(error: Error): void;
+  /** The member (re)joined its group with this assignment. */
+  onJoin?(assignment: IMemberAssignment): void;
   onRestart?(): void;
 }
 
@@ -65,6 +67,7 @@ export class SupervisedConsumer {
       this.joined = true;
       this.restartAttempt = 0;
       this.latestAssignment = event.payload.memberAssignment;
+      this.options.onJoin?.(event.payload.memberAssignment);
     });
     consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
     await consumer.connect();

@@ -4,8 +4,10 @@ import { PipelineMetrics } from '@pipeline/observability';
 import type { Message, Producer, RecordMetadata } from 'kafkajs';
 import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
 import { messageOf } from '../errors/message-of';
+import { AdaptiveLinger } from '../batching/adaptive-linger';
 import {
   DELETE_OUTBOX_ROWS,
+  DELETE_PUBLISHED_AND_SELECT_NEXT,
   SELECT_OUTBOX_BATCH,
   outboxLockKey,
   readBacklog,
@@ -42,7 +44,7 @@ export class OutboxRelay {
   readonly lockKey: number;
   private readonly batchSize: number;
   private readonly acks: -1 | 1;
-  private readonly lingerMs: number;
+  private readonly linger: AdaptiveLinger;
   private readonly pollIntervalMs: number;
   private readonly flushTimeoutMs: number;
   private readonly logger: OutboxRelayLogger;
@@ -63,6 +65,12 @@ export class OutboxRelay {
   private stopping: Promise<void> | undefined;
   private stopRequested = false;
   private flushDeadline = Number.POSITIVE_INFINITY;
+  /**
+   * Rows published (acknowledged by the broker) whose DELETE rides with the next SELECT, while
+   * the relay is busy. A crash before that publishes them again, as a crash between a send and
+   * its DELETE always could: consumers' inboxes drop the copies.
+   */
+  private published: string[] = [];
   private counters: { -readonly [K in keyof OutboxRelayStats]: OutboxRelayStats[K] } = {
     published: 0,
     batches: 0,
@@ -74,7 +82,7 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
     this.acks = options.acks === '1' ? 1 : -1;
-    this.lingerMs = options.lingerMs ?? 5;
+    this.linger = new AdaptiveLinger(options.lingerMs ?? 50);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.pendingPublished = new PendingPublished(options.onPublishedIntervalMs ?? 1_000);
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
@@ -147,19 +155,34 @@ export class OutboxRelay {
         await this.reportPublished(connection);
       }
       await this.reportPublished(connection, flushing);
-      if (flushing) return true;
+      if (flushing) {
+        await this.deletePublished(connection);
+        return true;
+      }
       const reportDue = this.pendingPublished.dueIn(performance.now());
+      const idleFrom = performance.now();
       const notified = await this.wake.wait(Math.min(this.pollIntervalMs, reportDue ?? Infinity));
-      // Linger only under load (the last batch had company): one row at a time goes out at once.
-      const busy = this.counters.lastBatchSize > 1;
-      if (notified && busy && this.lingerMs > 0 && !this.stopRequested) await sleep(this.lingerMs);
+      // A quiet relay publishes a row at once; a busy one waits for company (AdaptiveLinger).
+      const lingerMs = notified ? this.linger.next(performance.now() - idleFrom) : 0;
+      if (lingerMs > 0 && !this.stopRequested) await sleep(lingerMs);
     }
   }
 
+  private async deletePublished(connection: RelayConnection): Promise<void> {
+    if (this.published.length === 0) return;
+    const ids = this.published;
+    await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [ids]));
+    this.published = [];
+  }
+
   private async publishBatch(connection: RelayConnection): Promise<number> {
+    const deleting = this.published;
     const rows = await attempt('database', () =>
-      connection.query<OutboxRow>(SELECT_OUTBOX_BATCH, [this.batchSize]),
+      deleting.length === 0
+        ? connection.query<OutboxRow>(SELECT_OUTBOX_BATCH, [this.batchSize])
+        : connection.query<OutboxRow>(DELETE_PUBLISHED_AND_SELECT_NEXT, [this.batchSize, deleting]),
     );
+    this.published = [];
     if (rows.length === 0) {
       this.failures = 0;
       return 0;
@@ -178,7 +201,9 @@ export class OutboxRelay {
     }
     const latencyMs = performance.now() - sentAt;
     for (const span of spans) endSpan(span);
-    await attempt('database', () => connection.query(DELETE_OUTBOX_ROWS, [rows.map((row) => row.id)]));
+    this.published = rows.map((row) => row.id);
+    // Busy: the DELETE goes with the next SELECT, soon. Quiet: now, so the outbox empties.
+    if (this.linger.ms === 0) await this.deletePublished(connection);
     this.failures = 0;
     this.counters.published += rows.length;
     this.counters.batches += 1;

@@ -23,6 +23,14 @@ export const SELECT_OUTBOX_BATCH =
 
 export const DELETE_OUTBOX_ROWS = 'DELETE FROM outbox WHERE id = ANY($1::bigint[])';
 
+/**
+ * The previous batch's DELETE and the next batch's SELECT in one statement (one round trip, one
+ * commit). Both run on the same snapshot, so the SELECT must leave out the rows being deleted.
+ */
+export const DELETE_PUBLISHED_AND_SELECT_NEXT = `WITH published AS (DELETE FROM outbox WHERE id = ANY($2::bigint[]))
+  SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox
+  WHERE NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT $1`;
+
 const OUTBOX_BACKLOG = `SELECT count(*)::int AS rows,
   (extract(epoch FROM clock_timestamp() - min(created_at)) * 1000)::float8 AS oldest_age_ms
   FROM outbox`;

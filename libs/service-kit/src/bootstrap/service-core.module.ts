@@ -113,6 +113,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
               maxEventsPerTransaction: config.CONSUMER_MAX_EVENTS_PER_TRANSACTION,
               lingerMs: config.CONSUMER_LINGER_MS,
+              commitIntervalMs: config.CONSUMER_COMMIT_INTERVAL_MS,
               retry: {
                 attempts: config.CONSUMER_RETRY_ATTEMPTS,
                 initialBackoffMs: config.CONSUMER_RETRY_INITIAL_BACKOFF_MS,

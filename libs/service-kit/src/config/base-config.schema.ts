@@ -24,7 +24,16 @@ const brokerList = z
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 /** The environment every service needs. Services extend it with their own variables. */
-export const baseConfigSchema = (defaults: { port: number }) =>
+export interface BaseConfigDefaults {
+  readonly port: number;
+  /**
+   * A consumer off the order's critical path (email, analytics) lets the broker hold its fetch
+   * until this much is there (or KAFKA_FETCH_MAX_WAIT_MS): a few fetches a second at any rate.
+   */
+  readonly fetchMinBytes?: number;
+}
+
+export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
   z.object({
     PORT: z.coerce.number().int().min(1).max(65_535).default(defaults.port),
     DATABASE_URL: postgresUrl,
@@ -52,17 +61,27 @@ export const baseConfigSchema = (defaults: { port: number }) =>
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
     /**
      * A consumer fetch returns once this many bytes are there, or after KAFKA_FETCH_MAX_WAIT_MS:
-     * an idle consumer waits in the broker (two fetches a second), a record is fetched the moment
-     * it arrives. Batches come from CONSUMER_LINGER_MS instead (see BENCHMARKS.md for the figures).
+     * an idle consumer waits in the broker (two fetches a second). 1 (the saga's consumers): a
+     * record is fetched the moment it arrives, and batches come from CONSUMER_LINGER_MS. 64 KiB
+     * (email, analytics): the broker batches (see BENCHMARKS.md for the figures).
      */
-    KAFKA_FETCH_MIN_BYTES: positiveInt(1),
+    KAFKA_FETCH_MIN_BYTES: positiveInt(defaults.fetchMinBytes ?? 1),
     KAFKA_FETCH_MAX_WAIT_MS: positiveInt(500),
     /** Upper bound of events one consumer transaction applies (a larger fetch takes several). */
     CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(500),
-    /** Pause after a fetch that carried records: what arrives meanwhile comes as one batch. */
-    CONSUMER_LINGER_MS: z.coerce.number().int().min(0).default(20),
+    /**
+     * The longest pause after a fetch that carried records, so what arrives meanwhile comes as
+     * one batch: none after a quiet spell, doubling from 5 ms while records keep coming.
+     */
+    CONSUMER_LINGER_MS: z.coerce.number().int().min(0).default(100),
+    /**
+     * At most one offset commit per this interval; a timer commits the last one. After a crash up
+     * to this much is fetched again and dropped by the inbox. 0 commits after every transaction.
+     */
+    CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
     OUTBOX_BATCH_SIZE: positiveInt(500),
-    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(5),
+    /** The relay's longest wait for more rows after a wake-up (none after a quiet spell). */
+    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(25),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
     /**
      * Acknowledgement the relay waits for before deleting rows: `all` (the in-sync replicas; with
