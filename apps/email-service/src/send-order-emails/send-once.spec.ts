@@ -39,10 +39,15 @@ function harness() {
         failures.record--;
         return Promise.reject(new Error('Server has closed the connection.'));
       }
-      const [eventId, , , recipient, messageId] = values as string[];
-      const fresh = !table.has(eventId!);
-      if (fresh) table.set(eventId!, { eventId: eventId!, recipient: recipient!, messageId: messageId! });
-      return Promise.resolve({ rows: [], rowCount: fresh ? 1 : 0 });
+      // One row per element of the arrays (SentEmailLog writes the sends of a moment together).
+      const [eventIds, , , recipients, messageIds] = values as string[][];
+      let inserted = 0;
+      eventIds!.forEach((eventId, i) => {
+        if (table.has(eventId)) return;
+        table.set(eventId, { eventId, recipient: recipients![i]!, messageId: messageIds![i]! });
+        inserted += 1;
+      });
+      return Promise.resolve({ rows: [], rowCount: inserted });
     },
   } as unknown as pg.Pool;
   const mail = {

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { sqlOver, type EventContext, type Sql } from '@pipeline/messaging';
+import { sqlOver, type EventContext } from '@pipeline/messaging';
 import { DATABASE_POOL } from '@pipeline/service-kit';
 import type pg from 'pg';
 import type { EmailKind } from '../generated/prisma/client';
 import { MailSender, type OutgoingEmail } from '../mail/mail-sender';
+import { SentEmailLog, type SentEmailRow } from './sent-email-log';
 
 export interface EmailToSend {
   readonly kind: EmailKind;
@@ -11,21 +12,7 @@ export interface EmailToSend {
   readonly email: OutgoingEmail;
 }
 
-interface SentEmailRow {
-  readonly eventId: string;
-  readonly orderId: string;
-  readonly kind: EmailKind;
-  readonly recipient: string;
-  readonly messageId: string;
-}
-
 const FIND_SENT = 'SELECT 1 FROM sent_emails WHERE event_id = $1::uuid';
-
-// ON CONFLICT DO NOTHING: recording a send that is already recorded is not an error.
-const RECORD_SENT = `
-  INSERT INTO sent_emails (event_id, order_id, kind, recipient, message_id)
-  VALUES ($1::uuid, $2::uuid, $3::"EmailKind", $4, $5)
-  ON CONFLICT (event_id) DO NOTHING`;
 
 /**
  * Sends the email of one consumed event at most once, as far as a database can promise that
@@ -35,8 +22,8 @@ const RECORD_SENT = `
  * 2. This process already had the email accepted by the SMTP server, but could not record it
  *    (the database failed in step 4): do not send it again, go to step 4.
  * 3. Send. A failure throws (retriable or fatal) and nothing is recorded.
- * 4. Record the send at once, in its own autocommitted statement on the service's pool, NOT in
- *    `ctx.sql`. The consumer runs a whole batch of records in one transaction and re-runs it
+ * 4. Record the send at once, in an autocommitted statement on the service's pool (shared with
+ *    the sends that complete while the previous one is written: SentEmailLog), NOT in `ctx.sql`. The consumer runs a whole batch of records in one transaction and re-runs it
  *    (bisected) when any record of it fails (or the commit does); a row written in `ctx.sql` would
  *    be rolled back with it and every email of the batch sent again. Committed on its own, the
  *    row survives that, and the redelivery finds it in step 1. A row without its inbox row is harmless for the same reason.
@@ -55,8 +42,8 @@ export class SendOnce {
   /** Accepted by the SMTP server, not yet recorded: event id → the row to record. */
   private readonly acceptedNotRecorded = new Map<string, SentEmailRow>();
 
-  /** Autocommit: each statement on a pooled connection of its own, outside the consumer transaction. */
-  private readonly autocommit: Sql;
+  /** Autocommitted on a pooled connection of its own, outside the consumer transaction. */
+  private readonly sent: SentEmailLog;
 
   // One lookup per event: a lookup for the whole batch would save statements, but a
   // single-event handler (one SMTP send each) never sees the batch, not without API changes.
@@ -64,7 +51,7 @@ export class SendOnce {
     @Inject(DATABASE_POOL) pool: pg.Pool,
     private readonly mail: MailSender,
   ) {
-    this.autocommit = sqlOver(pool);
+    this.sent = new SentEmailLog(sqlOver(pool));
   }
 
   async send(ctx: EventContext, { kind, orderId, email }: EmailToSend): Promise<void> {
@@ -88,13 +75,7 @@ export class SendOnce {
     }
     // Nothing between the SMTP server's reply and this statement: that gap is the window in which
     // a crash sends the email twice (the log line waits until the row is written).
-    await this.autocommit.execute(RECORD_SENT, [
-      row.eventId,
-      row.orderId,
-      row.kind,
-      row.recipient,
-      row.messageId,
-    ]);
+    await this.sent.record(row);
     this.acceptedNotRecorded.delete(eventId);
     // Never the body: it is the customer's data and can be large; the Message-ID finds it.
     this.logger.log(`${kind} email for order ${orderId} sent, Message-ID ${email.messageId}`);

@@ -55,8 +55,8 @@ export class OrderGroupCommit {
     private readonly write: WriteOrderGroup,
     private readonly options: OrderGroupCommitOptions,
   ) {
-    // Orders that come more than four windows after the last group closed find a quiet service.
-    this.window = new AdaptiveLinger(options.windowMs, 4 * options.windowMs);
+    // An order that comes a whole window after the last group closed finds a quiet service.
+    this.window = new AdaptiveLinger(options.windowMs);
   }
 
   place(order: PendingOrder): Promise<PlaceOrderResult> {

@@ -19,11 +19,16 @@ export interface OutboxRelayOptions {
   /** Rows per SELECT / sendBatch / DELETE. Default 500. */
   readonly batchSize?: number;
   /**
-   * How long to wait after a NOTIFY before reading, so a busy pipeline batches. Only while the
-   * previous batch carried more than one row: a quiet pipeline publishes at once. Default 5.
+   * The longest wait after a NOTIFY before reading, so a busy pipeline batches (AdaptiveLinger:
+   * none when the NOTIFY came after a quiet spell of at least this long, then doubling from
+   * 5 ms while they keep coming). Default 10: writers batch already (a consumer transaction, a
+   * group commit), so the relay lingers only when their commits come faster than that.
    */
   readonly lingerMs?: number;
-  /** Polling fallback (missed NOTIFYs) and the follower's lock retry. Default 1000. */
+  /**
+   * Polling fallback (missed NOTIFYs), the DELETE of the last batch published (every DELETE
+   * rides with the next read), and the follower's lock retry. Default 1000.
+   */
   readonly pollIntervalMs?: number;
   /**
    * `all` (default): the broker acknowledges once every in-sync replica has the batch. `1`: the
@@ -42,7 +47,7 @@ export interface OutboxRelayOptions {
   readonly topicPrefix?: string;
   readonly logger?: OutboxRelayLogger;
   /**
-   * Called with where every event the broker acknowledged (and the relay deleted) landed, for
+   * Called with where every event the broker acknowledged landed, for
    * all the batches published since the last call: once the oldest of them has waited
    * `onPublishedIntervalMs`, and before a stop completes. Runs between batches, awaited, so
    * calls come one at a time and in order. `sql` is the relay's own session (no transaction

@@ -66,9 +66,10 @@ export class OutboxRelay {
   private stopRequested = false;
   private flushDeadline = Number.POSITIVE_INFINITY;
   /**
-   * Rows published (acknowledged by the broker) whose DELETE rides with the next SELECT, while
-   * the relay is busy. A crash before that publishes them again, as a crash between a send and
-   * its DELETE always could: consumers' inboxes drop the copies.
+   * Rows published (acknowledged by the broker) whose DELETE rides with the next SELECT: the next
+   * batch's, or the poll's at the latest (pollIntervalMs). A crash before that publishes them
+   * again, as a crash between a send and its DELETE always could: consumers' inboxes drop the
+   * copies.
    */
   private published: string[] = [];
   private counters: { -readonly [K in keyof OutboxRelayStats]: OutboxRelayStats[K] } = {
@@ -82,7 +83,7 @@ export class OutboxRelay {
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
     this.acks = options.acks === '1' ? 1 : -1;
-    this.linger = new AdaptiveLinger(options.lingerMs ?? 50);
+    this.linger = new AdaptiveLinger(options.lingerMs ?? 10);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.pendingPublished = new PendingPublished(options.onPublishedIntervalMs ?? 1_000);
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
@@ -118,7 +119,16 @@ export class OutboxRelay {
   }
 
   backlog(): Promise<OutboxBacklog> {
-    return readBacklog(this.options.databaseUrl, `outbox-relay:${this.options.service}:backlog`);
+    return readBacklog(
+      this.options.databaseUrl,
+      `outbox-relay:${this.options.service}:backlog`,
+      this.publishedIds(),
+    );
+  }
+
+  /** Rows this relay published whose DELETE has not been sent yet: not backlog any more. */
+  publishedIds(): readonly string[] {
+    return this.published;
   }
 
   private async run(): Promise<void> {
@@ -202,8 +212,6 @@ export class OutboxRelay {
     const latencyMs = performance.now() - sentAt;
     for (const span of spans) endSpan(span);
     this.published = rows.map((row) => row.id);
-    // Busy: the DELETE goes with the next SELECT, soon. Quiet: now, so the outbox empties.
-    if (this.linger.ms === 0) await this.deletePublished(connection);
     this.failures = 0;
     this.counters.published += rows.length;
     this.counters.batches += 1;

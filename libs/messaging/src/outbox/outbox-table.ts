@@ -31,9 +31,10 @@ export const DELETE_PUBLISHED_AND_SELECT_NEXT = `WITH published AS (DELETE FROM 
   SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox
   WHERE NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT $1`;
 
+// $1: the ids of rows already published whose DELETE the relay has not sent yet (comma-separated).
 const OUTBOX_BACKLOG = `SELECT count(*)::int AS rows,
   (extract(epoch FROM clock_timestamp() - min(created_at)) * 1000)::float8 AS oldest_age_ms
-  FROM outbox`;
+  FROM outbox WHERE NOT (id = ANY(string_to_array($1, ',')::bigint[]))`;
 
 interface BacklogRow {
   rows: number;
@@ -45,13 +46,23 @@ const toBacklog = (row: BacklogRow | undefined): OutboxBacklog => {
   return { rows: row?.rows ?? 0, oldestAgeMs: age === null ? null : Math.max(0, Math.round(age)) };
 };
 
-/** Rows waiting and the age of the oldest, through a client the caller already has (a pool). */
-export async function queryBacklog(sql: SqlClient): Promise<OutboxBacklog> {
-  return toBacklog((await sql.$queryRawUnsafe<BacklogRow[]>(OUTBOX_BACKLOG))[0]);
+/**
+ * Rows waiting and the age of the oldest, through a client the caller already has (a pool).
+ * `published`: rows the relay has published and not deleted yet (OutboxRelay.publishedIds).
+ */
+export async function queryBacklog(
+  sql: SqlClient,
+  published: readonly string[] = [],
+): Promise<OutboxBacklog> {
+  return toBacklog((await sql.$queryRawUnsafe<BacklogRow[]>(OUTBOX_BACKLOG, published.join(',')))[0]);
 }
 
 /** The same on a short-lived session of its own, for callers without a pool. */
-export async function readBacklog(databaseUrl: string, applicationName: string): Promise<OutboxBacklog> {
+export async function readBacklog(
+  databaseUrl: string,
+  applicationName: string,
+  published: readonly string[] = [],
+): Promise<OutboxBacklog> {
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: applicationName,
@@ -59,7 +70,7 @@ export async function readBacklog(databaseUrl: string, applicationName: string):
   });
   try {
     await client.connect();
-    return toBacklog((await client.query<BacklogRow>(OUTBOX_BACKLOG)).rows[0]);
+    return toBacklog((await client.query<BacklogRow>(OUTBOX_BACKLOG, [published.join(',')])).rows[0]);
   } finally {
     await client.end();
   }

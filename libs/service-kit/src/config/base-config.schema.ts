@@ -81,7 +81,7 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
     OUTBOX_BATCH_SIZE: positiveInt(500),
     /** The relay's longest wait for more rows after a wake-up (none after a quiet spell). */
-    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(25),
+    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(10),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
     /**
      * Acknowledgement the relay waits for before deleting rows: `all` (the in-sync replicas; with

@@ -20,7 +20,7 @@ export class OutboxHealthIndicator {
     const indicator = this.health.check(key);
     const leader = this.outbox.relay.isLeader();
     try {
-      const backlog = await queryBacklog(this.database);
+      const backlog = await queryBacklog(this.database, this.outbox.relay.publishedIds());
       return indicator.up({ rows: backlog.rows, oldestAgeMs: backlog.oldestAgeMs, leader });
     } catch (error) {
       // The database check reports the outage; the backlog is just unknown meanwhile.

@@ -1,4 +1,5 @@
 import type { Admin } from 'kafkajs';
+import type { OutboxRelayService } from '@pipeline/messaging';
 import { PipelineMetrics, renderMetrics } from '@pipeline/observability';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { DatabaseClient } from '../database/database.tokens';
@@ -25,7 +26,8 @@ function gauges(fakes: Fakes) {
       return fakes.offsets();
     },
   } as unknown as Admin;
-  const subject = new ScrapeTimeGauges(database, admin, {
+  const outbox = { relay: { publishedIds: () => [] } } as unknown as OutboxRelayService;
+  const subject = new ScrapeTimeGauges(database, admin, outbox, {
     deadLetterTopic: TOPIC,
     deadLetterCacheMs: 60_000,
   });

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Admin } from 'kafkajs';
-import { KAFKA_ADMIN, messageOf, queryBacklog } from '@pipeline/messaging';
+import { KAFKA_ADMIN, messageOf, OutboxRelayService, queryBacklog } from '@pipeline/messaging';
 import { beforeScrape, PipelineMetrics } from '@pipeline/observability';
 import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 
@@ -26,6 +26,7 @@ export class ScrapeTimeGauges implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(DATABASE) private readonly database: DatabaseClient,
     @Inject(KAFKA_ADMIN) private readonly admin: Admin,
+    private readonly outbox: OutboxRelayService,
     @Inject(SCRAPE_TIME_GAUGES_OPTIONS) private readonly options: ScrapeTimeGaugesOptions,
   ) {}
 
@@ -43,7 +44,7 @@ export class ScrapeTimeGauges implements OnModuleInit, OnModuleDestroy {
 
   async readOutbox(): Promise<void> {
     try {
-      const backlog = await queryBacklog(this.database);
+      const backlog = await queryBacklog(this.database, this.outbox.relay.publishedIds());
       PipelineMetrics.outboxBacklog.set(backlog.rows);
       PipelineMetrics.outboxOldestAge.set((backlog.oldestAgeMs ?? 0) / 1_000);
     } catch (error) {
