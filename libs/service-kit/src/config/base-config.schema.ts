@@ -28,7 +28,7 @@ export interface BaseConfigDefaults {
   readonly port: number;
   /**
    * A consumer off the order's critical path (email, analytics) lets the broker hold its fetch
-   * until this much is there (or KAFKA_FETCH_MAX_WAIT_MS): a few fetches a second at any rate.
+   * until this much is there (or KAFKA_FETCH_MAX_WAIT_MS): one fetch every 2 s at everyday rates.
    */
   readonly fetchMinBytes?: number;
 }
@@ -61,12 +61,12 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     KAFKA_MIN_INSYNC_REPLICAS: positiveInt(1),
     /**
      * A consumer fetch returns once this many bytes are there, or after KAFKA_FETCH_MAX_WAIT_MS:
-     * an idle consumer waits in the broker (two fetches a second). 1 (the saga's consumers): a
+     * an idle consumer waits in the broker (a fetch every 2 s). 1 (the saga's consumers): a
      * record is fetched the moment it arrives, and batches come from CONSUMER_LINGER_MS. 64 KiB
-     * (email, analytics): the broker batches (see BENCHMARKS.md for the figures).
+     * (email, analytics): the broker batches, for up to 2 s (see BENCHMARKS.md for the figures).
      */
     KAFKA_FETCH_MIN_BYTES: positiveInt(defaults.fetchMinBytes ?? 1),
-    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(500),
+    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(2000),
     /** Upper bound of events one consumer transaction applies (a larger fetch takes several). */
     CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(500),
     /**
