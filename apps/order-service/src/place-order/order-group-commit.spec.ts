@@ -50,6 +50,27 @@ describe('OrderGroupCommit', () => {
     expect(results).toEqual(orders.map((o) => ({ kind: 'placed', orderId: o.orderId })));
   });
 
+  it('writes an order after a quiet spell at once, and lets the window open while orders keep coming', async () => {
+    const db = fakeDatabase();
+    const commit = new OrderGroupCommit(db.write, { windowMs: 1_000, maxOrders: 100 });
+    const [a, b, c, d] = [order(), order(), order(), order()];
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+    // Quiet before it: the group closes in this event-loop turn, b (next turn) is not in it.
+    const first = commit.place(a);
+    await nextTurn();
+    const second = commit.place(b);
+    await Promise.all([first, second]);
+    expect(db.groups[0]).toEqual([a.orderId]);
+
+    // Orders keep coming: c's group waits (5 ms, doubling up to the window) and d, a turn later, joins it.
+    const third = commit.place(c);
+    await nextTurn();
+    const fourth = commit.place(d);
+    await Promise.all([third, fourth]);
+    expect(db.groups.at(-1)).toEqual([c.orderId, d.orderId]);
+  });
+
   it('closes a group at maxOrders without waiting for the window', async () => {
     const db = fakeDatabase();
     const commit = new OrderGroupCommit(db.write, { windowMs: 60_000, maxOrders: 2 });
