@@ -64,7 +64,8 @@ function tracingEnv(): Record<string, string> {
   };
 }
 
-function traceRatio(): number {
+/** BENCH_TRACE_RATIO (default 0.01): the load generator flags this fraction of orders sampled. */
+export function traceRatio(): number {
   const ratio = Number(process.env.BENCH_TRACE_RATIO ?? '0.01');
   if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
     throw new Error('BENCH_TRACE_RATIO must be between 0 and 1');
@@ -76,5 +77,5 @@ export function describeTracing(): string {
   const ratio = traceRatio();
   return ratio === 0
     ? 'off (BENCH_TRACE_RATIO=0)'
-    : `on, OpenTelemetry sampling ${Number((ratio * 100).toPrecision(3))} % of orders (parent-based trace-id ratio, BENCH_TRACE_RATIO=${ratio}), exported to Zipkin`;
+    : `on, ${Number((ratio * 100).toPrecision(3))} % of orders traced (the load generator flags them sampled in their traceparent, the services' parent-based sampler follows; BENCH_TRACE_RATIO=${ratio}), exported to Zipkin`;
 }

@@ -12,6 +12,8 @@ export interface LoadStepOptions {
   readonly seconds: number;
   readonly drainSeconds: number;
   readonly seed: number;
+  /** The fraction of orders whose traceparent the load generator flags sampled (`--trace-ratio`). */
+  readonly traceRatio: number;
   readonly out: string;
   readonly onStarted: (pid: number) => void;
   /** Each progress line of the load generator, prefixed by the caller. */
@@ -26,7 +28,7 @@ export async function runLoadStep(options: LoadStepOptions): Promise<LoadgenRepo
     ...['--base-url', options.baseUrl, '--kafka-brokers', options.kafkaBrokers],
     ...['--topic-prefix', options.topicPrefix, '--group-prefix', options.groupPrefix],
     ...['--lag-interval', '1', '--drain-seconds', String(options.drainSeconds)],
-    ...['--seed', String(options.seed), '--out', options.out],
+    ...['--seed', String(options.seed), '--trace-ratio', String(options.traceRatio), '--out', options.out],
   ];
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, args, {

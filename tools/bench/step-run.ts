@@ -3,7 +3,7 @@ import { readGroupLag } from '@pipeline/load';
 import { DefaultGroups } from '../loadgen/args';
 import { cpuMsPerOrder, perOrderCounters, stepResult } from './assemble-results';
 import type { BenchConfig } from './bench-args';
-import { repoRoot } from './bench-environment';
+import { repoRoot, traceRatio } from './bench-environment';
 import { say } from './bench-log';
 import type { StepResult } from './bench-results';
 import { runLoadStep } from './load-step';
@@ -87,6 +87,7 @@ export async function runStep(
     seconds,
     drainSeconds: config.drainSeconds,
     seed: 1000 + context.steps.length,
+    traceRatio: traceRatio(),
     out: `${context.outDir}/loadgen-${name}.json`,
     onStarted: context.onLoadgenStarted,
     onProgress: windowWatcher(context, start, end),

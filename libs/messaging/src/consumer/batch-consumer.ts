@@ -75,8 +75,9 @@ interface PartitionWork {
  * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
  * at most maxEventsPerTransaction events one transaction (or a few, when something fails: see
  * `settle`), its dead letters, and the offsets of every partition, each only up to what is
- * durable, handed to OffsetCommits (one OffsetCommit request per interval). A partition whose event must wait for a retry is paused and fetched again after the
- * backoff: the fetch loop, and every other partition, goes on.
+ * durable, handed to OffsetCommits (one OffsetCommit request per interval). A partition whose
+ * event must wait for a retry is paused and fetched again after the backoff: the fetch loop, and
+ * every other partition, goes on. After a fetch that carried records it lingers (AdaptiveLinger).
  */
 export class BatchConsumer {
   private submitted: Submitted[] = [];
