@@ -6,6 +6,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { samplerFromEnv } from './sampler';
 
 export interface TelemetryOptions {
   /** `service.name`, e.g. `order-service`. */
@@ -29,7 +30,8 @@ let sdk: NodeSDK | undefined;
  * The sampler is parent-based in every setup (the SDK's default, `parentbased_always_on`): a
  * request without a `traceparent` (an order placed by hand) starts a sampled trace, and one with
  * a `traceparent` keeps its sampled flag, so a load generator decides which fraction of its
- * orders is traced (docs/observability.md, "Sampling under load").
+ * orders is traced (docs/observability.md, "Sampling under load"). A root span linked to other
+ * traces follows them the same way (`samplerFromEnv`, which reads the standard variables).
  * Metrics are Prometheus (`GET /metrics`, prom-client), so no OTel metric reader is started.
  */
 export function startTelemetry(options: TelemetryOptions): void {
@@ -39,6 +41,7 @@ export function startTelemetry(options: TelemetryOptions): void {
       [ATTR_SERVICE_NAME]: options.service,
       [ATTR_SERVICE_VERSION]: options.version ?? workspaceVersion(),
     }),
+    sampler: samplerFromEnv(),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
