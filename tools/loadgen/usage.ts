@@ -29,7 +29,8 @@ Measurement:
                            KAFKA_CONSUMER_GROUP=<p><service>-service, as npm run bench does)
   --lag-interval <s>       seconds between lag samples (default 5)
   --drain-seconds <s>      wait this long after the load for terminal events (default 30)
-  --check-emails           count emails per order in maildev (one expected per terminal event)
+  --check-emails           count emails per order in maildev (one expected per terminal event;
+                           it keeps the newest MAILDEV_MAX_EMAILS, 5000: check runs below that)
   --maildev-url <url>      default http://127.0.0.1:1080
   --out <file.json>        default reports/loadgen-<timestamp>.json; the HTML report goes beside it
   -h, --help               print this help
