@@ -52,7 +52,9 @@ start() {
   done
   local start=$EPOCHREALTIME
   # --ip binds only SMTP; the web server has its own --web-ip (default 0.0.0.0).
-  proc_start "$NAME" "$LOG" node "$MAILDEV_BIN" \
+  # TMPDIR: maildev writes each message's .eml under $TMPDIR/maildev, and with --max-emails it
+  # prunes that folder at start; a folder of its own keeps another maildev's files out of reach.
+  proc_start "$NAME" "$LOG" env TMPDIR="$(proc_dir "$NAME")" node "$MAILDEV_BIN" \
     --smtp "$SMTP_PORT" --ip "$HOST" \
     --web "$WEB_PORT" --web-ip "$HOST" \
     --max-emails "$MAX_EMAILS"
