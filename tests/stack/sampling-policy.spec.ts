@@ -1,7 +1,8 @@
 // The tracing policy of docs/observability.md ("Sampling under load"), end to end against the
 // local Zipkin, with the sampler the services run by default: an order placed by hand is traced;
 // an order whose client sent an unsampled traceparent (what `npm run loadgen` sends for all but
-// --trace-ratio of its orders) leaves nothing in Zipkin, not even order-service's group commit.
+// --trace-ratio of its orders) leaves nothing in Zipkin, not even order-service's group commit
+// or email-service's SMTP send.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineUnderTest, SERVICES, Timelines, type PlacedOrder } from '../e2e/pipeline.harness';
@@ -76,5 +77,6 @@ describe('tracing policy', () => {
     expect(await zipkinTrace(unsampledTrace)).toEqual([]);
     expect(await tracesWithSpan('post /orders')).toHaveLength(1);
     expect(groupCommits).toHaveLength(1);
+    expect(await tracesWithSpan('smtp send')).toHaveLength(1);
   });
 });
