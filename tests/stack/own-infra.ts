@@ -59,10 +59,10 @@ export async function startOwnInfra(): Promise<OwnInfra> {
  * The sum of a Zipkin metric over its labels, from its own /prometheus endpoint:
  * `jvm_gc_pause_seconds_sum` (time in GC), `zipkin_collector_spans_total` (spans received).
  */
-export async function zipkinMetric(zipkinUrl: string, name: string): Promise<number> {
+export async function zipkinMetric(zipkinUrl: string, name: string, timeoutMs = 10_000): Promise<number> {
   let text: string;
   try {
-    text = await (await fetch(`${zipkinUrl}/prometheus`, { signal: AbortSignal.timeout(10_000) })).text();
+    text = await (await fetch(`${zipkinUrl}/prometheus`, { signal: AbortSignal.timeout(timeoutMs) })).text();
   } catch (error) {
     throw new Error(`Zipkin does not answer /prometheus: ${String(error)}`);
   }
