@@ -7,9 +7,12 @@
 #   infra/bin/maildev.sh smoke    send one message over raw SMTP, read it back from /api/email, delete it
 #   infra/bin/maildev.sh clear    DELETE /api/email/all
 #
-# Messages are kept in memory. REST API: GET /api/email (list), GET /api/email/:id,
-# DELETE /api/email/:id, DELETE /api/email/all.
-# Environment: MAILDEV_SMTP_PORT (1025), MAILDEV_WEB_PORT (1080), MAILDEV_START_TIMEOUT (s, 30).
+# Messages are kept in memory, at most MAILDEV_MAX_EMAILS of them: maildev's own --max-emails
+# drops the oldest (and their files) as new ones arrive, so a load test cannot grow it without
+# bound. REST API: GET /api/email (list), GET /api/email/:id, DELETE /api/email/:id,
+# DELETE /api/email/all.
+# Environment: MAILDEV_SMTP_PORT (1025), MAILDEV_WEB_PORT (1080), MAILDEV_START_TIMEOUT (s, 30),
+# MAILDEV_MAX_EMAILS (5000; 0 = unlimited).
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
 source "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
@@ -25,6 +28,10 @@ WEB_PORT="${MAILDEV_WEB_PORT:-1080}"
 WEB_URL="http://$HOST:$WEB_PORT"
 LOG="$(proc_dir "$NAME")/$NAME.log"
 START_TIMEOUT="${MAILDEV_START_TIMEOUT:-30}"
+# The emails of a default loadgen run (50 orders/s for 60 s) with room to spare, as many as
+# Mailpit keeps in docker-compose.yml (MP_MAX_MESSAGES). The console finds an order's email by
+# its Message-ID among the messages still held: the recent ones.
+MAX_EMAILS="${MAILDEV_MAX_EMAILS:-5000}"
 MAILDEV_BIN="$(readlink -f "$PROC_REPO_ROOT/node_modules/.bin/maildev" 2>/dev/null || true)"
 
 start() {
@@ -45,16 +52,19 @@ start() {
   done
   local start=$EPOCHREALTIME
   # --ip binds only SMTP; the web server has its own --web-ip (default 0.0.0.0).
-  proc_start "$NAME" "$LOG" node "$MAILDEV_BIN" \
+  # TMPDIR: maildev writes each message's .eml under $TMPDIR/maildev, and with --max-emails it
+  # prunes that folder at start; a folder of its own keeps another maildev's files out of reach.
+  proc_start "$NAME" "$LOG" env TMPDIR="$(proc_dir "$NAME")" node "$MAILDEV_BIN" \
     --smtp "$SMTP_PORT" --ip "$HOST" \
-    --web "$WEB_PORT" --web-ip "$HOST"
+    --web "$WEB_PORT" --web-ip "$HOST" \
+    --max-emails "$MAX_EMAILS"
   proc_say "waiting for $WEB_URL/api/email (up to ${START_TIMEOUT}s)"
   if ! wait_http "$WEB_URL/api/email" "$START_TIMEOUT" "$NAME" || ! wait_tcp "$HOST" "$SMTP_PORT" 5; then
     log_tail "$LOG"
     proc_stop "$NAME" 5 >/dev/null || true
     return 1
   fi
-  proc_say "ready after $(elapsed_since "$start")s: SMTP smtp://$HOST:$SMTP_PORT, UI $WEB_URL"
+  proc_say "ready after $(elapsed_since "$start")s: SMTP smtp://$HOST:$SMTP_PORT, UI $WEB_URL, keeps the newest $MAX_EMAILS messages"
 }
 
 status() {

@@ -8,7 +8,7 @@
 #
 # The version is pinned in infra/zipkin/pom.xml (<zipkin.version>). Needs Java 17+ and Maven.
 # Environment: ZIPKIN_PORT (9411), ZIPKIN_START_TIMEOUT (s, 120), ZIPKIN_JAVA_OPTS,
-# ZIPKIN_MEM_MAX_SPANS (100000), PIPELINE_CACHE_DIR.
+# ZIPKIN_MEM_MAX_SPANS (20000), PIPELINE_CACHE_DIR.
 # Spans go to http://127.0.0.1:9411/api/v2/spans; UI at http://127.0.0.1:9411/zipkin/.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR
@@ -29,6 +29,11 @@ LOG="$(proc_dir "$NAME")/$NAME.log"
 START_TIMEOUT="${ZIPKIN_START_TIMEOUT:-120}"
 # Small heap and a quick-starting JIT: a development trace store, not a production one.
 JAVA_OPTS_DEFAULT="-Xms64m -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto"
+# The in-memory store's bound, in spans: it drops the oldest traces beyond it. A stored span of
+# ours takes about 4 KB of heap, so 20,000 (about 500 whole orders at ~40 spans each) fill well
+# under half of the 256 MiB heap. With 100,000 the heap ran out at about 50,000 spans: back-to-back
+# full GCs, a core busy until a restart (docs/observability.md#the-trace-store-and-the-mail-sink).
+MEM_MAX_SPANS_DEFAULT=20000
 
 fetch() {
   if [ -s "$JAR" ]; then
@@ -72,7 +77,7 @@ start() {
   # shellcheck disable=SC2086
   proc_start "$NAME" "$LOG" env \
     STORAGE_TYPE=mem \
-    MEM_MAX_SPANS="${ZIPKIN_MEM_MAX_SPANS:-100000}" \
+    MEM_MAX_SPANS="${ZIPKIN_MEM_MAX_SPANS:-$MEM_MAX_SPANS_DEFAULT}" \
     QUERY_PORT="$ZIPKIN_PORT" \
     SELF_TRACING_ENABLED=false \
     COLLECTOR_KAFKA_ENABLED=false COLLECTOR_RABBITMQ_ENABLED=false \

@@ -16,6 +16,7 @@ describe('parseConfig', () => {
     expect(c.drainSeconds).toBe(30);
     expect(c.groups).toEqual(DefaultGroups);
     expect(c.lagIntervalMs).toBe(5000);
+    expect(c.traceRatio).toBe(0.01);
     expect(c.out).toBe('reports/loadgen-2026-11-30T10-00-00-000Z.json');
   });
 
@@ -52,6 +53,12 @@ describe('parseConfig', () => {
     });
   });
 
+  it('reads the trace ratio', () => {
+    expect(config('--trace-ratio', '1').traceRatio).toBe(1);
+    expect(config('--trace-ratio', '0').traceRatio).toBe(0);
+    expect(config('--trace-ratio', '0.25').traceRatio).toBe(0.25);
+  });
+
   it('returns help', () => {
     expect(parseConfig(['--help'])).toBe('help');
   });
@@ -69,6 +76,8 @@ describe('parseConfig', () => {
     [['--mix', 'declined=-1'], /bad weight/],
     [['--groups', 'nogroup'], /--groups/],
     [['--max-in-flight', '0'], /--max-in-flight/],
+    [['--trace-ratio', '1.5'], /--trace-ratio must be within 0 and 1/],
+    [['--trace-ratio=-0.1'], /--trace-ratio must be a number >= 0/],
     [['--unknown'], /Unknown option '--unknown'/],
     [['extra'], /Unexpected argument 'extra'/],
   ])('rejects %j', (argv, message) => {

@@ -11,6 +11,9 @@ export const DefaultGroups = {
   'analytics-service': ['orders'],
 } as const satisfies Record<string, readonly string[]>;
 
+/** 1 % of a load run's orders are traced unless it asks otherwise (docs/observability.md). */
+export const DefaultTraceRatio = 0.01;
+
 export type ArrivalModel =
   | { readonly kind: 'open'; readonly rate: number; readonly durationSeconds: number }
   | { readonly kind: 'stepped'; readonly steps: readonly number[]; readonly stepSeconds: number }
@@ -25,6 +28,8 @@ export interface LoadgenConfig {
   readonly mix: OutcomeMix;
   readonly customers: number;
   readonly seed: number;
+  /** The fraction of orders whose trace is sampled: the sampled flag of each POST's traceparent. */
+  readonly traceRatio: number;
   readonly kafkaBrokers: readonly string[];
   readonly topicPrefix: string;
   /** Consumer group -> the (unprefixed) topics it consumes. */
@@ -48,6 +53,7 @@ export const OPTIONS = {
   mix: { type: 'string' },
   customers: { type: 'string' },
   seed: { type: 'string' },
+  'trace-ratio': { type: 'string' },
   'kafka-brokers': { type: 'string' },
   'topic-prefix': { type: 'string' },
   groups: { type: 'string' },
@@ -65,6 +71,12 @@ function number(option: string, text: string | undefined, fallback: number, min:
   const value = Number(text);
   if (text.trim() === '' || !Number.isFinite(value) || value < min)
     throw new UsageError(`--${option} must be a number >= ${min}, got "${text}"`);
+  return value;
+}
+
+function ratio(option: string, text: string | undefined, fallback: number): number {
+  const value = number(option, text, fallback, 0);
+  if (value > 1) throw new UsageError(`--${option} must be within 0 and 1, got "${text}"`);
   return value;
 }
 
@@ -158,6 +170,7 @@ export function parseConfig(argv: string[], now: Date = new Date()): LoadgenConf
     mix: parseMix(values.mix ?? 'confirmed=90,declined=5,out-of-stock=5'),
     customers: integer('customers', values.customers, 1000, 1),
     seed: integer('seed', values.seed, Date.now() % 2 ** 31, 0),
+    traceRatio: ratio('trace-ratio', values['trace-ratio'], DefaultTraceRatio),
     kafkaBrokers: brokers,
     topicPrefix: values['topic-prefix'] ?? process.env.KAFKA_TOPIC_PREFIX ?? '',
     groups: groupsOf(values.groups, values['group-prefix']),

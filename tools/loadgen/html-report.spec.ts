@@ -13,6 +13,7 @@ const config: LoadgenConfig = {
   mix: { confirmed: 1, declined: 0, 'out-of-stock': 0 },
   customers: 10,
   seed: 1,
+  traceRatio: 0.01,
   kafkaBrokers: ['127.0.0.1:9092'],
   topicPrefix: '',
   groups: DefaultGroups,

@@ -31,7 +31,11 @@ export class LoadRun {
     this.start = clock.now();
     this.runId = `lg${Math.floor(this.start).toString(36)}`;
     this.random = seededRandom(config.seed);
-    this.client = new OrderClient(config.baseUrl, { connections: config.connections, timeoutMs: 30_000 });
+    this.client = new OrderClient(config.baseUrl, {
+      connections: config.connections,
+      timeoutMs: 30_000,
+      traceRatio: config.traceRatio,
+    });
     this.timeline = new Timeline(this.start, () => clock.now());
     this.tracker = new OutcomeTracker((ms, type) => {
       this.e2e.record(ms);

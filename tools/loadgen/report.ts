@@ -47,6 +47,7 @@ export function renderSummary(report: LoadgenReport): string[] {
   const lines = [
     `loadgen: ${report.durationSeconds.toFixed(1)} s of load, achieved ${report.achievedRate.toFixed(1)} placed orders/s`,
     `  offered ${t.offered}, placed (202) ${t.placed}, dropped (max in flight) ${t.dropped}, HTTP errors ${errors.length ? errors.join(', ') : 'none'}`,
+    `  traced: ${(report.config.traceRatio * 100).toFixed(report.config.traceRatio < 0.01 ? 2 : 0)} % of the orders (--trace-ratio ${report.config.traceRatio})`,
     `  terminal events: confirmed ${t.terminalEvents['order.confirmed']}, cancelled ${t.terminalEvents['order.cancelled']}; unexpected outcome ${t.unexpectedOutcome}`,
     `  LOST ${t.lost}   DUPLICATED ${t.duplicated}   (lost = no terminal event after the drain)`,
     `  HTTP latency:       ${ms(latency.http)}`,

@@ -15,6 +15,10 @@ Orders:
   --mix <spec>             outcome weights (default confirmed=90,declined=5,out-of-stock=5)
   --customers <n>          distinct customers (default 1000)
   --seed <n>               seed of the order sequence (default: time-based, printed in the report)
+  --trace-ratio <r>        fraction of orders traced, 0 to 1 (default 0.01): each POST carries a
+                           W3C traceparent of a new trace, flagged sampled for that fraction and
+                           not sampled for the rest, which the services' parent-based sampler
+                           follows (an order placed by hand, without the header, is always traced)
 
 Measurement:
   --kafka-brokers <list>   host:port,... (default KAFKA_BROKERS or 127.0.0.1:9092)
@@ -25,7 +29,8 @@ Measurement:
                            KAFKA_CONSUMER_GROUP=<p><service>-service, as npm run bench does)
   --lag-interval <s>       seconds between lag samples (default 5)
   --drain-seconds <s>      wait this long after the load for terminal events (default 30)
-  --check-emails           count emails per order in maildev (one expected per terminal event)
+  --check-emails           count emails per order in maildev (one expected per terminal event;
+                           it keeps the newest MAILDEV_MAX_EMAILS, 5000: check runs below that)
   --maildev-url <url>      default http://127.0.0.1:1080
   --out <file.json>        default reports/loadgen-<timestamp>.json; the HTML report goes beside it
   -h, --help               print this help

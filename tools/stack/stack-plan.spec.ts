@@ -42,6 +42,7 @@ describe('planStack', () => {
       SMTP_URL: 'smtp://127.0.0.1:1025',
       OTEL_SERVICE_NAME: 'order-service',
       OTEL_TRACES_EXPORTER: 'zipkin',
+      OTEL_TRACES_SAMPLER: 'parentbased_always_on',
       OTEL_EXPORTER_ZIPKIN_ENDPOINT: 'http://127.0.0.1:9411/api/v2/spans',
       LOG_FORMAT: 'json',
     });

@@ -85,6 +85,10 @@ function serviceProcess(options: StackPlanOptions, service: ServiceName, instanc
         .filter(Boolean)
         .join(','),
       OTEL_TRACES_EXPORTER: or(env.OTEL_TRACES_EXPORTER, 'zipkin'),
+      // Every trace a request starts (curl, the console's form); a request that brings a
+      // traceparent keeps its sampled flag, which is how a load run traces only a fraction
+      // (loadgen --trace-ratio; docs/observability.md#sampling-under-load).
+      OTEL_TRACES_SAMPLER: or(env.OTEL_TRACES_SAMPLER, 'parentbased_always_on'),
       OTEL_EXPORTER_ZIPKIN_ENDPOINT: or(
         env.OTEL_EXPORTER_ZIPKIN_ENDPOINT,
         'http://127.0.0.1:9411/api/v2/spans',

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Pool } from 'undici';
 import type { OrderRequest } from './order-mix';
 
@@ -33,9 +34,23 @@ export interface OrderClientOptions {
   /** Keep-alive connections to order-service; requests beyond them queue in the pool. */
   readonly connections: number;
   readonly timeoutMs: number;
+  /**
+   * With a ratio, every POST starts its own trace: a W3C `traceparent` with a fresh random trace
+   * id, sampled (flags 01) for this fraction of the orders and not sampled (00) for the rest. The
+   * services' parent-based sampler follows the flag, so a load run traces what it asks for
+   * whatever the stack's own sampler does with requests that carry no trace (docs/observability.md).
+   * Without it, no header: the stack's sampler decides.
+   */
+  readonly traceRatio?: number;
 }
 
 const Headers = { 'content-type': 'application/json' } as const;
+
+/** `00-<trace id>-<span id>-<flags>` for a new trace, sampled or not. */
+export function newTraceparent(sampled: boolean): string {
+  const ids = randomBytes(24).toString('hex');
+  return `00-${ids.slice(0, 32)}-${ids.slice(32)}-${sampled ? '01' : '00'}`;
+}
 
 /**
  * POST /orders over a pool of keep-alive connections (undici's Pool, no pipelining): fetch pays for
@@ -46,8 +61,13 @@ const Headers = { 'content-type': 'application/json' } as const;
 export class OrderClient {
   private readonly pool: Pool;
   private readonly path: string;
+  private readonly traceRatio: number | undefined;
 
   constructor(baseUrl: string, options: OrderClientOptions) {
+    const { traceRatio } = options;
+    if (traceRatio !== undefined && !(traceRatio >= 0 && traceRatio <= 1))
+      throw new RangeError(`traceRatio must be within [0, 1], got ${traceRatio}`);
+    this.traceRatio = traceRatio;
     const url = new URL(baseUrl);
     this.path = `${url.pathname.replace(/\/+$/, '')}/orders`;
     this.pool = new Pool(url.origin, {
@@ -63,7 +83,7 @@ export class OrderClient {
       const response = await this.pool.request({
         method: 'POST',
         path: this.path,
-        headers: Headers,
+        headers: this.headers(),
         body: JSON.stringify(body),
       });
       return resultOf(response.statusCode, await response.body.text());
@@ -74,6 +94,11 @@ export class OrderClient {
 
   async close(): Promise<void> {
     await this.pool.close();
+  }
+
+  private headers(): Record<string, string> {
+    if (this.traceRatio === undefined) return Headers;
+    return { ...Headers, traceparent: newTraceparent(Math.random() < this.traceRatio) };
   }
 }
 

@@ -36,6 +36,9 @@ export class MailSender implements OnApplicationShutdown {
 
   /** Resolves once the SMTP server accepted the email; throws a Retriable/FatalError otherwise. */
   async send(email: OutgoingEmail): Promise<void> {
+    // An event whose trace is not sampled has no `process` span: a span here would be the root
+    // of a trace of its own, one per email whatever the sampling (docs/observability.md).
+    if (trace.getActiveSpan() === undefined) return this.deliver(email);
     // A CLIENT span per email, child of the event's `process` span. No recipient or body in it.
     await tracer.startActiveSpan(
       'smtp send',

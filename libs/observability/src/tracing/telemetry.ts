@@ -6,6 +6,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { samplerFromEnv } from './sampler';
 
 export interface TelemetryOptions {
   /** `service.name`, e.g. `order-service`. */
@@ -26,6 +27,11 @@ let sdk: NodeSDK | undefined;
  * The standard variables choose the rest: `OTEL_TRACES_EXPORTER` (`zipkin` locally, `otlp` in
  * Docker, `none`), `OTEL_EXPORTER_ZIPKIN_ENDPOINT`, `OTEL_EXPORTER_OTLP_ENDPOINT`,
  * `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG`, `OTEL_BSP_*`, `OTEL_SDK_DISABLED`.
+ * The sampler is parent-based in every setup (the SDK's default, `parentbased_always_on`): a
+ * request without a `traceparent` (an order placed by hand) starts a sampled trace, and one with
+ * a `traceparent` keeps its sampled flag, so a load generator decides which fraction of its
+ * orders is traced (docs/observability.md, "Sampling under load"). A root span linked to other
+ * traces follows them the same way (`samplerFromEnv`, which reads the standard variables).
  * Metrics are Prometheus (`GET /metrics`, prom-client), so no OTel metric reader is started.
  */
 export function startTelemetry(options: TelemetryOptions): void {
@@ -35,6 +41,7 @@ export function startTelemetry(options: TelemetryOptions): void {
       [ATTR_SERVICE_NAME]: options.service,
       [ATTR_SERVICE_VERSION]: options.version ?? workspaceVersion(),
     }),
+    sampler: samplerFromEnv(),
     metricReaders: [],
     logRecordProcessors: [],
     instrumentations: [
