@@ -64,7 +64,10 @@ begin_test_run() {
   build_all
 }
 
-start_infra() { INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up; }
+# A maildev the tests start keeps every message (MAILDEV_MAX_EMAILS 0): the fault suite and the
+# e2e tests read back every email they caused, across all the files of a run, and the stack's
+# bound (the newest 5,000) would drop the first files' emails before their audit.
+start_infra() { MAILDEV_MAX_EMAILS="${MAILDEV_MAX_EMAILS:-0}" INFRA_STARTED_FILE="$STARTED_FILE" bash infra/bin/infra.sh up; }
 
 seconds_since_run_start() { echo $(($(date +%s) - RUN_T0)); }
 
