@@ -64,7 +64,9 @@ start() {
     proc_stop "$NAME" 5 >/dev/null || true
     return 1
   fi
-  proc_say "ready after $(elapsed_since "$start")s: SMTP smtp://$HOST:$SMTP_PORT, UI $WEB_URL, keeps the newest $MAX_EMAILS messages"
+  local kept="keeps the newest $MAX_EMAILS messages"
+  [ "$MAX_EMAILS" = 0 ] && kept="keeps every message"
+  proc_say "ready after $(elapsed_since "$start")s: SMTP smtp://$HOST:$SMTP_PORT, UI $WEB_URL, $kept"
 }
 
 status() {
