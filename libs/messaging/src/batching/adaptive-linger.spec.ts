@@ -10,8 +10,8 @@ describe('AdaptiveLinger', () => {
 
   it('drops back to nothing as soon as work had to be waited for', () => {
     const linger = new AdaptiveLinger(100);
-    for (let i = 0; i < 10; i += 1) linger.next(0);
-    expect(linger.ms).toBe(100);
+    for (let i = 0; i < 9; i += 1) linger.next(0);
+    expect(linger.next(0)).toBe(100);
     expect(linger.next(100)).toBe(0);
     expect(linger.next(3)).toBe(5);
   });

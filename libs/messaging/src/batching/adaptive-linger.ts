@@ -26,11 +26,6 @@ export class AdaptiveLinger {
     else this.current = Math.min(this.maxMs, Math.max(this.firstMs, this.current * 2));
     return this.current;
   }
-
-  /** The current linger, without a new observation. */
-  get ms(): number {
-    return this.current;
-  }
 }
 
 const FIRST_LINGER_MS = 5;

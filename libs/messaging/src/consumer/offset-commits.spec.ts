@@ -65,6 +65,22 @@ describe('OffsetCommits', () => {
     expect(send).toHaveBeenCalledTimes(2);
   });
 
+  it('does not keep a failed commit for later once a new assignment came meanwhile', async () => {
+    let fail: (error: Error) => void = () => undefined;
+    const send = vi
+      .fn<(offsets: unknown[]) => Promise<void>>()
+      .mockImplementationOnce(() => new Promise<void>((_, reject) => (fail = reject)))
+      .mockResolvedValue(undefined);
+    const commits = new OffsetCommits(send, 0, () => undefined);
+    const first = commits.add([at(0, '5')]);
+    await vi.advanceTimersByTimeAsync(0); // the request is out
+    commits.retain(() => true);
+    fail(new Error('rebalance in progress'));
+    await expect(first).rejects.toThrow('rebalance in progress');
+    await commits.flush();
+    expect(send).toHaveBeenCalledTimes(1);
+  });
+
   it('commits every offset at once once the consumer is stopping', async () => {
     const send = vi.fn(() => Promise.resolve());
     const commits = new OffsetCommits(send, 1_000, () => undefined);

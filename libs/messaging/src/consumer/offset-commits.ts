@@ -18,6 +18,8 @@ export class OffsetCommits {
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
+  /** Moves on every new assignment and crash: a commit that failed before it is not retried. */
+  private epoch = 0;
 
   constructor(
     private readonly send: CommitOffsets,
@@ -45,8 +47,11 @@ export class OffsetCommits {
     // One request at a time, in order: a later commit never lands before an earlier one.
     const commit = this.chain.then(() => this.send(offsets));
     this.chain = commit.catch(() => undefined);
+    const epoch = this.epoch;
     return commit.catch((error: unknown) => {
-      for (const offset of offsets) this.keep(offset);
+      // Kept for the next commit, unless the partitions changed hands meanwhile: retried under a
+      // new assignment, an old offset could move another member's partition backwards.
+      if (epoch === this.epoch) for (const offset of offsets) this.keep(offset);
       throw error;
     });
   }
@@ -58,12 +63,14 @@ export class OffsetCommits {
 
   /** Forgets the offsets of partitions this member no longer owns (a new assignment). */
   retain(owned: (topic: string, partition: number) => boolean): void {
+    this.epoch += 1;
     for (const [key, { topic, partition }] of this.pending)
       if (!owned(topic, partition)) this.pending.delete(key);
   }
 
   /** Forgets everything pending (the consumer is gone: its successor fetches from the last commit). */
   clear(): void {
+    this.epoch += 1;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.pending.clear();
