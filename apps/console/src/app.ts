@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, extname, join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from './console-deps';
 import { handleCsrfErrors } from './http/actions';
@@ -9,12 +9,27 @@ import { registerFlowPage } from './pages/flow.page';
 import { registerJourneyPage } from './pages/journey.page';
 import { registerLoginPages } from './pages/login.page';
 
-/** The stylesheet and the one script, read once; the build copies them beside dist/…/src. */
+/** The stylesheets and scripts of public/, read once; the build copies them beside dist/…/src. */
 const ASSETS_DIR = join(__dirname, '..', 'public');
-const ASSETS: Readonly<Record<string, string>> = {
-  'console.css': 'text/css; charset=utf-8',
-  'console.js': 'text/javascript; charset=utf-8',
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
 };
+/** uPlot (the charts) is served from its npm package, on this origin: the CSP allows only 'self'. */
+const UPLOT_DIR = dirname(require.resolve('uplot/dist/uPlot.iife.min.js'));
+const VENDOR_ASSETS = ['uPlot.iife.min.js', 'uPlot.min.css'];
+
+function readAssets(): Map<string, { type: string; body: Buffer }> {
+  const files = [
+    ...readdirSync(ASSETS_DIR).map((name) => ({ name, path: join(ASSETS_DIR, name) })),
+    ...VENDOR_ASSETS.map((name) => ({ name, path: join(UPLOT_DIR, name) })),
+  ];
+  return new Map(
+    files
+      .filter(({ name }) => CONTENT_TYPES[extname(name)] !== undefined)
+      .map(({ name, path }) => [name, { type: CONTENT_TYPES[extname(name)]!, body: readFileSync(path) }]),
+  );
+}
 
 export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> {
   const app = Fastify({
@@ -41,12 +56,7 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     return payload;
   });
 
-  const assets = new Map(
-    Object.entries(ASSETS).map(([name, type]) => [
-      name,
-      { type, body: readFileSync(join(ASSETS_DIR, name)) },
-    ]),
-  );
+  const assets = readAssets();
   app.get<{ Params: { name: string } }>('/assets/:name', async (request, reply) => {
     const asset = assets.get(request.params.name);
     if (asset === undefined) return reply.code(404).send({ error: 'not found' });

@@ -15,6 +15,8 @@ const NAV = [
   ['/topics', 'Topics'],
   ['/groups', 'Consumer groups'],
   ['/dead-letters', 'Dead letters'],
+  ['/load', 'Load'],
+  ['/experiments', 'Experiments'],
 ] as const;
 
 /** The page frame: navigation, the read-only banner, the content. */
