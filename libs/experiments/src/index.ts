@@ -1,0 +1,4 @@
+// The classic Kafka experiments this project was built around, each runnable against the real
+// broker on its own topics and groups: by the console's Experiments page and by the tests, from
+// this one implementation.
+export * from './experiment';
