@@ -45,7 +45,7 @@ interface Percentiles {
   readonly p50: number;
   readonly p99: number;
 }
-/** The part of the load generator's JSON report (tools/loadgen/report.ts) this test reads. */
+/** The part of the load generator's JSON report (libs/load/src/report/report.ts) this test reads. */
 interface LoadReport {
   readonly achievedRate: number;
   readonly totals: { readonly placed: number; readonly lost: number };

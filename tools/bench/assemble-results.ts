@@ -1,6 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { DefaultGroups } from '../loadgen/args';
-import type { LoadgenReport } from '../loadgen/report';
+import { DefaultGroups, type LoadReport } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
 import { normalise } from './calibration';
 import type { MachineDescription } from './machine';
@@ -45,7 +44,7 @@ export function cpuMsPerOrder(cpu: CpuUsage, orders: number): NonNullable<StepRe
 export function stepResult(step: {
   readonly label: StepResult['label'];
   readonly rate: number;
-  readonly report: LoadgenReport;
+  readonly report: LoadReport;
   readonly verdict: StepVerdict;
   readonly cpu: CpuUsage | undefined;
   readonly ordersInWindow: number;

@@ -1,4 +1,4 @@
-import type { PercentileSummary } from '../loadgen/latency-stats';
+import type { PercentileSummary } from '@pipeline/load';
 import type { Normalised } from './calibration';
 import type { MachineDescription } from './machine';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';

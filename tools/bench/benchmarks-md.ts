@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import type { PercentileSummary } from '../loadgen/latency-stats';
+import type { PercentileSummary } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
 import { plots } from './benchmarks-plots';
 import { countsTable, cpuPerStepTable, headline, perServiceCountsTable } from './benchmarks-md-work';

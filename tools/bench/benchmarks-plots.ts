@@ -1,4 +1,4 @@
-import { lineChart } from '../loadgen/svg-chart';
+import { lineChart } from '@pipeline/load';
 import type { BenchResults } from './bench-results';
 
 /** The three plots of the results section, by file name (written to docs/benchmarks/). */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import type { LoadgenReport } from '../loadgen/report';
+import type { LoadReport } from '@pipeline/load';
 
 export interface LoadStepOptions {
   readonly repoRoot: string;
@@ -21,7 +21,7 @@ export interface LoadStepOptions {
 }
 
 /** One constant-rate run of the load generator (its own process, as a user would run it). */
-export async function runLoadStep(options: LoadStepOptions): Promise<LoadgenReport> {
+export async function runLoadStep(options: LoadStepOptions): Promise<LoadReport> {
   const args = [
     'dist/tools/loadgen/main.js',
     ...['--rate', String(options.rate), '--duration', String(options.seconds)],
@@ -51,5 +51,5 @@ export async function runLoadStep(options: LoadStepOptions): Promise<LoadgenRepo
       code === 0 ? resolve() : reject(new Error(`loadgen exited ${code}:\n${tail}`)),
     );
   });
-  return JSON.parse(await readFile(options.out, 'utf8')) as LoadgenReport;
+  return JSON.parse(await readFile(options.out, 'utf8')) as LoadReport;
 }

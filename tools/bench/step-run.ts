@@ -1,6 +1,5 @@
 import type { Admin } from 'kafkajs';
-import { readGroupLag } from '@pipeline/load';
-import { DefaultGroups } from '../loadgen/args';
+import { DefaultGroups, readGroupLag } from '@pipeline/load';
 import { cpuMsPerOrder, perOrderCounters, stepResult } from './assemble-results';
 import type { BenchConfig } from './bench-args';
 import { repoRoot, traceRatio } from './bench-environment';

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PercentileSummary } from '../loadgen/latency-stats';
-import type { LoadgenReport } from '../loadgen/report';
-import type { SecondPoint } from '../loadgen/timeline';
+import type { LoadReport, PercentileSummary, SecondPoint } from '@pipeline/load';
 import { judgeStep, lagGrows, slowOnlyAtStart } from './step-verdict';
 
 const latency = (p99: number): PercentileSummary => ({
@@ -22,7 +20,7 @@ const report = (over: {
   lag?: number[];
   /** Per second: the e2e p99 of the orders that ended in it. */
   secondsP99?: number[];
-}): LoadgenReport =>
+}): LoadReport =>
   ({
     durationSeconds: 20,
     achievedRate: over.achievedRate ?? 100,
@@ -48,7 +46,7 @@ const report = (over: {
       maxByGroup: {},
       samples: (over.lag ?? []).map((lag, i) => ({ t: i + 1, lag: { g: lag } })),
     },
-  }) as unknown as LoadgenReport;
+  }) as unknown as LoadReport;
 
 describe('judgeStep', () => {
   it('keeps up: full rate, p99 within 1 s, flat lag, nothing lost or duplicated', () => {

@@ -1,5 +1,4 @@
-import { totalLag } from '@pipeline/load';
-import type { LoadgenReport } from '../loadgen/report';
+import { totalLag, type LoadReport } from '@pipeline/load';
 
 /** When a step counts as kept up with (issue 6: lag does not grow and e2e p99 stays within 1 s). */
 export const SustainableLimits = {
@@ -24,7 +23,7 @@ export interface StepVerdict {
  * Lag grows when, over the load period, the mean lag of its last quarter exceeds twice that of its
  * second quarter and one second of offered orders: a pipeline that keeps up holds a flat lag.
  */
-export function lagGrows(report: LoadgenReport, rate: number): boolean {
+export function lagGrows(report: LoadReport, rate: number): boolean {
   const during = report.lag.samples.filter((s) => s.t <= report.durationSeconds);
   if (during.length < 4) return false;
   const quarter = (k: number): number[] =>
@@ -49,7 +48,7 @@ export const coldStartSeconds = (durationSeconds: number): number =>
  * second's p99 exceeds it (a stricter test than the p99 over the rest, since each second's p99 is
  * at least as high as its share of the whole).
  */
-export function slowOnlyAtStart(report: LoadgenReport, limitMs: number): boolean {
+export function slowOnlyAtStart(report: LoadReport, limitMs: number): boolean {
   const grace = coldStartSeconds(report.durationSeconds);
   const rest = report.timeline.filter((s) => s.t >= grace && s.terminal > 0);
   const early = report.timeline.filter((s) => s.t < grace && s.terminal > 0);
@@ -61,7 +60,7 @@ export function slowOnlyAtStart(report: LoadgenReport, limitMs: number): boolean
   );
 }
 
-export function judgeStep(report: LoadgenReport, rate: number): StepVerdict {
+export function judgeStep(report: LoadReport, rate: number): StepVerdict {
   const reasons: string[] = [];
   const t = report.totals;
   if (t.lost > 0) reasons.push(`${t.lost} lost`);

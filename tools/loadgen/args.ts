@@ -1,43 +1,21 @@
 import { parseArgs } from 'node:util';
-import { Outcomes, type OutcomeMix } from '@pipeline/load';
+import {
+  DefaultGroups,
+  DefaultMix,
+  DefaultTraceRatio,
+  LoadConfigError,
+  parseGroups,
+  parseMix,
+  type ArrivalModel,
+  type LoadConfig,
+} from '@pipeline/load';
+
+export { DefaultGroups, DefaultTraceRatio };
 
 export class UsageError extends Error {}
 
-export const DefaultGroups = {
-  'order-service': ['payments', 'inventory'],
-  'payment-service': ['orders', 'inventory'],
-  'inventory-service': ['payments'],
-  'email-service': ['orders'],
-  'analytics-service': ['orders'],
-} as const satisfies Record<string, readonly string[]>;
-
-/** 1 % of a load run's orders are traced unless it asks otherwise (docs/observability.md). */
-export const DefaultTraceRatio = 0.01;
-
-export type ArrivalModel =
-  | { readonly kind: 'open'; readonly rate: number; readonly durationSeconds: number }
-  | { readonly kind: 'stepped'; readonly steps: readonly number[]; readonly stepSeconds: number }
-  | { readonly kind: 'closed'; readonly clients: number; readonly durationSeconds: number };
-
-export interface LoadgenConfig {
-  readonly model: ArrivalModel;
-  readonly maxInFlight: number;
-  /** Keep-alive connections to order-service at most (opened as the load needs them). */
-  readonly connections: number;
-  readonly baseUrl: string;
-  readonly mix: OutcomeMix;
-  readonly customers: number;
-  readonly seed: number;
-  /** The fraction of orders whose trace is sampled: the sampled flag of each POST's traceparent. */
-  readonly traceRatio: number;
-  readonly kafkaBrokers: readonly string[];
-  readonly topicPrefix: string;
-  /** Consumer group -> the (unprefixed) topics it consumes. */
-  readonly groups: Readonly<Record<string, readonly string[]>>;
-  readonly lagIntervalMs: number;
-  readonly drainSeconds: number;
-  readonly checkEmails: boolean;
-  readonly maildevUrl: string;
+/** The CLI's configuration: the engine's, plus where the reports go. */
+export interface LoadgenConfig extends LoadConfig {
   readonly out: string;
 }
 
@@ -86,41 +64,20 @@ function integer(option: string, text: string | undefined, fallback: number, min
   return value;
 }
 
-export function parseMix(text: string): OutcomeMix {
-  const mix: Record<string, number> = { confirmed: 0, declined: 0, 'out-of-stock': 0 };
-  for (const part of text.split(',')) {
-    const [name, weight, ...rest] = part.split('=').map((piece) => piece.trim());
-    if (
-      name === undefined ||
-      weight === undefined ||
-      rest.length > 0 ||
-      !(Outcomes as readonly string[]).includes(name)
-    )
-      throw new UsageError(`--mix: "${part}" is not <${Outcomes.join('|')}>=<weight>`);
-    const value = Number(weight);
-    if (weight === '' || !Number.isFinite(value) || value < 0)
-      throw new UsageError(`--mix: bad weight "${weight}" for ${name}`);
-    mix[name] = value;
+/** The library's syntax errors, as usage errors (exit status 2). */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (error instanceof LoadConfigError) throw new UsageError(error.message);
+    throw error;
   }
-  if (Object.values(mix).every((weight) => weight === 0)) throw new UsageError('--mix: all weights are 0');
-  return mix as OutcomeMix;
-}
-
-/** `group=topic+topic,group=topic` */
-export function parseGroups(text: string): Record<string, string[]> {
-  const groups: Record<string, string[]> = {};
-  for (const part of text.split(',')) {
-    const [group, topics] = part.split('=');
-    if (!group || !topics) throw new UsageError(`--groups: "${part}" is not <group>=<topic>+<topic>`);
-    groups[group.trim()] = topics.split('+').map((topic) => topic.trim());
-  }
-  return groups;
 }
 
 function groupsOf(spec: string | undefined, prefix: string | undefined): Record<string, readonly string[]> {
   if (spec !== undefined && prefix !== undefined)
     throw new UsageError('--group-prefix applies to the default groups; name them in --groups instead');
-  if (spec !== undefined) return parseGroups(spec);
+  if (spec !== undefined) return usage(() => parseGroups(spec));
   if (prefix === undefined) return DefaultGroups;
   return Object.fromEntries(Object.entries(DefaultGroups).map(([group, topics]) => [prefix + group, topics]));
 }
@@ -167,7 +124,7 @@ export function parseConfig(argv: string[], now: Date = new Date()): LoadgenConf
     maxInFlight: integer('max-in-flight', values['max-in-flight'], 1000, 1),
     connections: integer('connections', values.connections, 256, 1),
     baseUrl: (values['base-url'] ?? 'http://127.0.0.1:3000').replace(/\/+$/, ''),
-    mix: parseMix(values.mix ?? 'confirmed=90,declined=5,out-of-stock=5'),
+    mix: usage(() => parseMix(values.mix ?? DefaultMix)),
     customers: integer('customers', values.customers, 1000, 1),
     seed: integer('seed', values.seed, Date.now() % 2 ** 31, 0),
     traceRatio: ratio('trace-ratio', values['trace-ratio'], DefaultTraceRatio),

@@ -1,15 +1,6 @@
-import type { SecondPoint } from './timeline';
+import type { LoadProgress } from '@pipeline/load';
 
-export interface ProgressState {
-  readonly elapsedSeconds: number;
-  readonly last: SecondPoint | undefined;
-  readonly e2eP99: number;
-  readonly inFlight: number;
-  readonly outstanding: number;
-  readonly lag: number | undefined;
-}
-
-export const renderProgress = (s: ProgressState): string =>
+export const renderProgress = (s: LoadProgress): string =>
   [
     `t=${s.elapsedSeconds.toFixed(0)}s`,
     `offered ${s.last?.offered ?? 0}/s`,
@@ -23,24 +14,24 @@ export const renderProgress = (s: ProgressState): string =>
 
 /** One updating line on a terminal, plain lines when stderr is a file or a pipe. */
 export class ProgressLine {
-  private timer: NodeJS.Timeout | undefined;
+  private open = false;
 
-  constructor(
-    private readonly state: () => ProgressState,
-    private readonly stream: NodeJS.WriteStream = process.stderr,
-  ) {}
+  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
 
-  start(): void {
-    this.timer = setInterval(() => this.write(renderProgress(this.state())), 1000);
+  /** Each second of the run, as runLoad reports it. */
+  write(state: LoadProgress): void {
+    const line = renderProgress(state);
+    if (!this.stream.isTTY) {
+      this.stream.write(`${line}\n`);
+      return;
+    }
+    this.stream.write(`\r\x1b[2K${line}`);
+    this.open = true;
   }
 
+  /** Ends the updating line, so that the next output starts on its own. */
   stop(): void {
-    clearInterval(this.timer);
-    if (this.stream.isTTY) this.stream.write('\n');
-  }
-
-  private write(line: string): void {
-    if (this.stream.isTTY) this.stream.write(`\r\x1b[2K${line}`);
-    else this.stream.write(`${line}\n`);
+    if (this.open) this.stream.write('\n');
+    this.open = false;
   }
 }

@@ -40,5 +40,7 @@ request's scheduled time to its hand-over to the HTTP client): a p99 send delay 
 a share near 100 % means the generator, not the pipeline, was the limit.
 End-to-end latency runs from each POST's scheduled send time to the arrival of its order.confirmed
 or order.cancelled on the orders topic. "lost": placed, but no terminal event after the drain;
-"duplicated": more than one terminal event.
+"duplicated": more than one terminal event. The summary ends with its VERDICT: PASS when nothing
+is lost, duplicated or of an unexpected outcome (nor, with --check-emails, missing) and at least
+97 % of the offered orders were placed; FAIL names what did not hold.
 Exit status: 0 ran (whatever it measured), 1 failure, 2 usage error.`;

@@ -96,6 +96,11 @@ export class OrderClient {
     await this.pool.close();
   }
 
+  /** Closes at once: requests still waiting for an answer fail (UND_ERR_DESTROYED). */
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+
   private headers(): Record<string, string> {
     if (this.traceRatio === undefined) return Headers;
     return { ...Headers, traceparent: newTraceparent(Math.random() < this.traceRatio) };

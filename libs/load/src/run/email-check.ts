@@ -1,4 +1,4 @@
-import type { EmailCheck } from './report';
+import type { EmailCheck } from '../report/report';
 
 interface MaildevMessage {
   readonly to?: readonly { readonly address?: string }[];

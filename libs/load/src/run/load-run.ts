@@ -1,10 +1,14 @@
-import type { LoadgenConfig } from './args';
-import { LatencyHistogram } from './latency-stats';
-import { OrderClient, pickOutcome, planOrder, seededRandom, type PlannedOrder } from '@pipeline/load';
+import type { LoadConfig } from '../load-config';
+import { OrderClient } from '../order-client';
+import { pickOutcome, planOrder, seededRandom, type PlannedOrder } from '../order-mix';
 import { cpuBetween, readCpu, type LoadgenCpu } from './cpu-account';
+import { LatencyHistogram } from './latency-stats';
 import { OutcomeTracker, type TerminalType } from './outcome-tracker';
 import { constantRate, runClosedModel, runOpenModel, steppedRate, type Clock, type Slot } from './scheduler';
 import { Timeline } from './timeline';
+
+/** After a stop, how long the requests already sent may take to answer before they are cut off. */
+const STOP_GRACE_MS = 1_000;
 
 /** Everything measured while the load runs; the Kafka side feeds it through `terminal`. */
 export class LoadRun {
@@ -21,12 +25,14 @@ export class LoadRun {
   readonly runId: string;
   readonly start: number;
   inFlight = 0;
+  private settled: (() => void) | undefined;
   private readonly random: () => number;
   private readonly client: OrderClient;
 
   constructor(
-    private readonly config: LoadgenConfig,
+    private readonly config: LoadConfig,
     private readonly clock: Clock,
+    private readonly signal?: AbortSignal,
   ) {
     this.start = clock.now();
     this.runId = `lg${Math.floor(this.start).toString(36)}`;
@@ -53,15 +59,24 @@ export class LoadRun {
     this.tracker.terminal(orderId, type, this.clock.now());
   }
 
-  /** Runs the load; returns the generator's own CPU over it. */
+  /**
+   * Runs the load; returns the generator's own CPU over it. Stopped by the signal, it returns once
+   * the requests in flight have answered or STOP_GRACE_MS has passed, whichever is first.
+   */
   async run(): Promise<LoadgenCpu> {
     const from = readCpu();
     await this.generate();
+    if (this.signal?.aborted && this.inFlight > 0) {
+      const settled = new Promise<void>((resolve) => (this.settled = resolve));
+      await Promise.race([settled, this.clock.sleep(STOP_GRACE_MS)]);
+    }
     return cpuBetween(from, readCpu(), this.tracker.totals().offered);
   }
 
+  /** Closes the connections; after a stop, cuts off the requests still waiting for an answer. */
   async close(): Promise<void> {
-    await this.client.close();
+    if (this.signal?.aborted && this.inFlight > 0) await this.client.destroy();
+    else await this.client.close();
   }
 
   private async generate(): Promise<void> {
@@ -73,6 +88,7 @@ export class LoadRun {
         durationSeconds: model.durationSeconds,
         clock: this.clock,
         send,
+        ...(this.signal ? { signal: this.signal } : {}),
       });
       return;
     }
@@ -85,6 +101,7 @@ export class LoadRun {
       maxInFlight: this.config.maxInFlight,
       clock: this.clock,
       send,
+      ...(this.signal ? { signal: this.signal } : {}),
       onDropped: (slot) => {
         this.plan(slot);
         this.tracker.offer();
@@ -113,7 +130,7 @@ export class LoadRun {
     this.inFlight++;
     this.sendDelay.record(this.clock.now() - slot.scheduledAt);
     const result = await this.client.post(order.body);
-    this.inFlight--;
+    if (--this.inFlight === 0) this.settled?.();
     const httpMs = this.clock.now() - slot.scheduledAt;
     if (result.ok) {
       this.http.record(httpMs);

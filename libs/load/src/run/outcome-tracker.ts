@@ -1,4 +1,4 @@
-import type { Outcome } from '@pipeline/load';
+import type { Outcome } from '../order-mix';
 
 export type TerminalType = 'order.confirmed' | 'order.cancelled';
 

@@ -1,12 +1,11 @@
-import type { LoadgenReport } from './report';
-import { renderSummary } from './report';
+import { totalLag } from '../lag-monitor';
+import { renderSummary, type LoadReport } from './report';
 import { escapeXml, lineChart } from './svg-chart';
-import { totalLag } from '@pipeline/load';
 
 const Colors = ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b'];
 
 /** A self-contained page: inline SVG and CSS, no scripts, no network. */
-export function renderHtmlReport(report: LoadgenReport): string {
+export function renderHtmlReport(report: LoadReport): string {
   const tl = report.timeline;
   const throughput = lineChart({
     title: 'Throughput',

@@ -1,9 +1,10 @@
-import type { LoadgenConfig } from './args';
-import { formatCpu, type LoadgenCpu } from './cpu-account';
-import type { LagSample } from '@pipeline/load';
-import type { PercentileSummary } from './latency-stats';
-import type { OutcomeTotals } from './outcome-tracker';
-import type { SecondPoint } from './timeline';
+import type { LagSample } from '../lag-monitor';
+import type { LoadConfig } from '../load-config';
+import { formatCpu, type LoadgenCpu } from '../run/cpu-account';
+import type { PercentileSummary } from '../run/latency-stats';
+import type { OutcomeTotals } from '../run/outcome-tracker';
+import type { SecondPoint } from '../run/timeline';
+import { formatVerdict, type LoadVerdict } from './verdict';
 
 export interface EmailCheck {
   readonly checked: number;
@@ -12,9 +13,17 @@ export interface EmailCheck {
   readonly error?: string;
 }
 
-export interface LoadgenReport {
+/** A run ended by its signal: no drain, so orders without a terminal event are unfinished, not lost. */
+export interface LoadStop {
+  /** Seconds of load before the stop. */
+  readonly afterSeconds: number;
+  /** Placed orders without a terminal event at the stop (the report's `totals.lost` is then 0). */
+  readonly unfinished: number;
+}
+
+export interface LoadReport {
   readonly startedAt: string;
-  readonly config: LoadgenConfig;
+  readonly config: LoadConfig;
   readonly consumerGroup: string;
   readonly durationSeconds: number;
   readonly achievedRate: number;
@@ -36,12 +45,15 @@ export interface LoadgenReport {
     readonly cpu: LoadgenCpu;
     readonly sendDelay: PercentileSummary;
   };
+  readonly stopped?: LoadStop;
+  /** The one verdict the CLI and the console show (verdict.ts). */
+  readonly verdict: LoadVerdict;
 }
 
 const ms = (s: PercentileSummary): string =>
   `p50 ${s.p50.toFixed(1)}  p90 ${s.p90.toFixed(1)}  p99 ${s.p99.toFixed(1)}  p99.9 ${s.p999.toFixed(1)}  max ${s.max.toFixed(1)} ms (n=${s.count})`;
 
-export function renderSummary(report: LoadgenReport): string[] {
+export function renderSummary(report: LoadReport): string[] {
   const { totals: t, latency } = report;
   const errors = Object.entries(t.httpErrors).map(([status, n]) => `${status}: ${n}`);
   const lines = [
@@ -49,7 +61,9 @@ export function renderSummary(report: LoadgenReport): string[] {
     `  offered ${t.offered}, placed (202) ${t.placed}, dropped (max in flight) ${t.dropped}, HTTP errors ${errors.length ? errors.join(', ') : 'none'}`,
     `  traced: ${(report.config.traceRatio * 100).toFixed(report.config.traceRatio < 0.01 ? 2 : 0)} % of the orders (--trace-ratio ${report.config.traceRatio})`,
     `  terminal events: confirmed ${t.terminalEvents['order.confirmed']}, cancelled ${t.terminalEvents['order.cancelled']}; unexpected outcome ${t.unexpectedOutcome}`,
-    `  LOST ${t.lost}   DUPLICATED ${t.duplicated}   (lost = no terminal event after the drain)`,
+    report.stopped
+      ? `  STOPPED after ${report.stopped.afterSeconds.toFixed(1)} s: UNFINISHED ${report.stopped.unfinished}   DUPLICATED ${t.duplicated}   (unfinished = no terminal event yet at the stop; no drain, so none counts as lost)`
+      : `  LOST ${t.lost}   DUPLICATED ${t.duplicated}   (lost = no terminal event after the drain)`,
     `  HTTP latency:       ${ms(latency.http)}`,
     `  end-to-end latency: ${ms(latency.e2e)}`,
     `    confirmed:        ${ms(latency.e2eConfirmed)}`,
@@ -70,5 +84,6 @@ export function renderSummary(report: LoadgenReport): string[] {
         : `  emails: ${e.checked} orders checked, missing ${e.missing}, duplicated ${e.duplicated}`,
     );
   }
+  lines.push(`  ${formatVerdict(report.verdict)}`);
   return lines;
 }

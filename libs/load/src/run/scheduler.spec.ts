@@ -5,6 +5,7 @@ import {
   runClosedModel,
   runOpenModel,
   steppedRate,
+  systemClock,
   type Clock,
   type Slot,
 } from './scheduler';
@@ -77,6 +78,25 @@ describe('open model', () => {
     await run;
   });
 
+  it('stops sending as soon as its signal aborts, without awaiting the requests in flight', async () => {
+    const clock = fakeClock();
+    const controller = new AbortController();
+    let sent = 0;
+    await runOpenModel({
+      profile: constantRate(10, 60),
+      maxInFlight: 1000,
+      clock,
+      // Never answers: the run must end all the same.
+      send: () => {
+        if (++sent === 3) controller.abort();
+        return new Promise<void>(() => undefined);
+      },
+      onDropped: () => expect.fail('nothing should be dropped'),
+      signal: controller.signal,
+    });
+    expect(sent).toBe(3);
+  });
+
   it('follows stepped rates', () => {
     const times = [...arrivals(steppedRate([2, 4], 1), 0)];
     expect(times).toEqual([0, 500, 1000, 1250, 1500, 1750]);
@@ -103,5 +123,30 @@ describe('closed model', () => {
     });
     expect(maxConcurrent).toBe(2);
     expect(count).toBe(20);
+  });
+
+  it('returns when its signal aborts, even with every client waiting for an answer', async () => {
+    const controller = new AbortController();
+    let sent = 0;
+    await runClosedModel({
+      clients: 2,
+      durationSeconds: 3600,
+      clock: fakeClock(),
+      send: () => {
+        if (++sent === 2) controller.abort();
+        return new Promise<void>(() => undefined);
+      },
+      signal: controller.signal,
+    });
+    expect(sent).toBe(2);
+  });
+});
+
+describe('system clock', () => {
+  it('wakes a sleep when the signal aborts', async () => {
+    const controller = new AbortController();
+    const slept = systemClock.sleep(3_600_000, controller.signal);
+    controller.abort();
+    await expect(slept).resolves.toBeUndefined();
   });
 });

@@ -2,16 +2,35 @@
  * Arrival models. The open model issues request i at start + i/rate whatever the responses do, and
  * hands the request its *scheduled* time so latency includes any time it spent waiting to be sent
  * (no coordinated omission). When `maxInFlight` requests are outstanding, the due request is dropped
- * and counted, never silently delayed.
+ * and counted, never silently delayed. An aborted signal stops both models at once: no further
+ * request starts, and they return without awaiting the requests still in flight.
  */
 export interface Clock {
   now(): number;
-  sleep(ms: number): Promise<void>;
+  /** Resolves after `ms`, or as soon as `signal` aborts. */
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
+
+/** Resolves when `signal` aborts (never without one). */
+export const whenAborted = (signal: AbortSignal | undefined): Promise<void> =>
+  new Promise((resolve) => {
+    if (signal?.aborted) resolve();
+    else signal?.addEventListener('abort', () => resolve(), { once: true });
+  });
 
 export const systemClock: Clock = {
   now: () => performance.timeOrigin + performance.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms))),
+  sleep: (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = (): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal?.addEventListener('abort', done, { once: true });
+    }),
 };
 
 /** Offered rate (orders/s) at `elapsedSeconds` into the run; undefined once the run is over. */
@@ -40,6 +59,7 @@ export interface OpenModelOptions {
   /** Called for each request that starts; the promise settles when it completes. */
   readonly send: (slot: Slot) => Promise<void>;
   readonly onDropped: (slot: Slot) => void;
+  readonly signal?: AbortSignal;
 }
 
 /** The scheduled send times, lazily: each step's rate applies from its own start. */
@@ -59,12 +79,13 @@ export function* arrivals(profile: RateProfile, start: number): Generator<number
 }
 
 export async function runOpenModel(options: OpenModelOptions): Promise<void> {
-  const { clock, send } = options;
+  const { clock, send, signal } = options;
   const pending = new Set<Promise<void>>();
   let sequence = 0;
   for (const scheduledAt of arrivals(options.profile, clock.now())) {
     const wait = scheduledAt - clock.now();
-    if (wait > 0) await clock.sleep(wait);
+    if (wait > 0) await clock.sleep(wait, signal);
+    if (signal?.aborted) return;
     const slot = { sequence: sequence++, scheduledAt };
     if (pending.size >= options.maxInFlight) {
       options.onDropped(slot);
@@ -81,15 +102,17 @@ export interface ClosedModelOptions {
   readonly durationSeconds: number;
   readonly clock: Clock;
   readonly send: (slot: Slot) => Promise<void>;
+  readonly signal?: AbortSignal;
 }
 
 /** N clients, each sending its next request as soon as the previous one completes. */
 export async function runClosedModel(options: ClosedModelOptions): Promise<void> {
-  const { clock } = options;
+  const { clock, signal } = options;
   const end = clock.now() + options.durationSeconds * 1000;
   let sequence = 0;
   const client = async (): Promise<void> => {
-    while (clock.now() < end) await options.send({ sequence: sequence++, scheduledAt: clock.now() });
+    while (clock.now() < end && !signal?.aborted)
+      await options.send({ sequence: sequence++, scheduledAt: clock.now() });
   };
-  await Promise.all(Array.from({ length: options.clients }, client));
+  await Promise.race([Promise.all(Array.from({ length: options.clients }, client)), whenAborted(signal)]);
 }

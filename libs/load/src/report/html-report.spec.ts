@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DefaultGroups, type LoadgenConfig } from './args';
+import { DefaultGroups, type LoadConfig } from '../load-config';
 import { renderHtmlReport } from './html-report';
-import type { LoadgenReport } from './report';
+import type { LoadReport } from './report';
+import { judge } from './verdict';
 import { lineChart, niceTicks } from './svg-chart';
 
 const summary = { count: 1, p50: 10, p90: 20, p99: 30, p999: 40, max: 50, mean: 12 };
-const config: LoadgenConfig = {
+const config: LoadConfig = {
   model: { kind: 'open', rate: 10, durationSeconds: 5 },
   maxInFlight: 100,
   connections: 8,
@@ -21,9 +22,8 @@ const config: LoadgenConfig = {
   drainSeconds: 1,
   checkEmails: false,
   maildevUrl: 'http://127.0.0.1:1080',
-  out: 'r.json',
 };
-const report: LoadgenReport = {
+const counted: Omit<LoadReport, 'verdict'> = {
   startedAt: '2026-11-30T10:00:00.000Z',
   config,
   consumerGroup: 'loadgen-x',
@@ -60,6 +60,7 @@ const report: LoadgenReport = {
     sendDelay: { ...summary, p99: 0.7 },
   },
 };
+const report: LoadReport = { ...counted, verdict: judge(counted) };
 
 const polylines = (svg: string) =>
   [...svg.matchAll(/<polyline[^>]*points="([^"]*)"/g)].map((m) => (m[1] ?? '').split(' '));
@@ -107,6 +108,7 @@ describe('renderHtmlReport', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org|127\.0\.0\.1)/);
     expect(html).toContain('LOST 0');
+    expect(html).toContain('VERDICT PASS: 0 lost, 0 duplicated, 0 unexpected outcomes');
   });
 
   it("states the generator's own CPU and send delay", () => {
