@@ -7,6 +7,7 @@ import { registerClusterPages } from './pages/cluster.page';
 import { registerDeadLetterPages } from './pages/dead-letters.page';
 import { registerFlowPage } from './pages/flow.page';
 import { registerJourneyPage } from './pages/journey.page';
+import { registerLoadPage } from './pages/load.page';
 import { registerLoginPages } from './pages/login.page';
 
 /** The stylesheets and scripts of public/, read once; the build copies them beside dist/…/src. */
@@ -49,10 +50,12 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
     void reply.header('x-frame-options', 'DENY');
     void reply.header('x-content-type-options', 'nosniff');
     void reply.header('referrer-policy', 'same-origin');
-    void reply.header(
-      'content-security-policy',
-      "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
-    );
+    // A route may set a policy of its own (a load report: no script, its inline stylesheet by hash).
+    if (!reply.hasHeader('content-security-policy'))
+      void reply.header(
+        'content-security-policy',
+        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'",
+      );
     return payload;
   });
 
@@ -69,5 +72,6 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerJourneyPage(app, deps);
   registerClusterPages(app, deps);
   registerDeadLetterPages(app, deps);
+  registerLoadPage(app, deps);
   return app;
 }

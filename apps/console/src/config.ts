@@ -1,4 +1,6 @@
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
+import { resolve } from 'node:path';
+import { DefaultGroups, LoadConfigError, parseGroups } from '@pipeline/load';
 import { parseBrokerList } from '@pipeline/messaging';
 import { z } from 'zod';
 
@@ -37,6 +39,21 @@ const serviceUrlFields = Object.fromEntries(
     urlList(`http://127.0.0.1:${DEFAULT_PORTS[name]}`),
   ]),
 ) as Record<`${Uppercase<ServiceName>}_SERVICE_URL`, ReturnType<typeof urlList>>;
+
+/** `group=topic+topic,...`, as loadgen's --groups; the five services' groups when unset. */
+const loadGroups = z
+  .string()
+  .optional()
+  .transform((text, context): Readonly<Record<string, readonly string[]>> => {
+    if (text === undefined || text.trim() === '') return DefaultGroups;
+    try {
+      return parseGroups(text);
+    } catch (error) {
+      if (!(error instanceof LoadConfigError)) throw error;
+      context.addIssue({ code: 'custom', message: error.message.replace(/^--groups: /, '') });
+      return z.NEVER;
+    }
+  });
 
 /** The console's environment, validated once at start-up. */
 export const consoleConfigSchema = z
@@ -80,6 +97,10 @@ export const consoleConfigSchema = z
     TRACE_UI_URL: baseUrl('http://127.0.0.1:9411'),
     TRACE_UI_PUBLIC_URL: baseUrl().optional(),
     TRACE_UI_KIND: z.enum(['zipkin', 'jaeger']).default('zipkin'),
+    /** Where the Load page writes its JSON and HTML reports (relative to the working directory). */
+    CONSOLE_REPORT_DIR: z.string().min(1).default('reports/loadgen'),
+    /** The consumer groups whose lag a load run samples, and the topics each consumes. */
+    CONSOLE_LOAD_GROUPS: loadGroups,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     ...serviceUrlFields,
   })
@@ -108,6 +129,7 @@ export const consoleConfigSchema = z
       apiUrl: env.TRACE_UI_URL,
       publicUrl: env.TRACE_UI_PUBLIC_URL ?? env.TRACE_UI_URL,
     },
+    load: { reportDir: resolve(env.CONSOLE_REPORT_DIR), groups: env.CONSOLE_LOAD_GROUPS },
     logLevel: env.LOG_LEVEL,
   }));
 

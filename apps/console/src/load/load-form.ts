@@ -1,0 +1,96 @@
+import {
+  DefaultMix,
+  DefaultTraceRatio,
+  LoadConfigError,
+  parseMix,
+  type ArrivalModel,
+  type LoadConfig,
+} from '@pipeline/load';
+import { z } from 'zod';
+import type { ConsoleConfig } from '../config';
+
+/** Bounds that keep one click from overrunning a laptop: the CLI has none, the page does. */
+export const LoadLimits = { maxRate: 1000, maxDurationSeconds: 3600, maxSteps: 20, maxStepSeconds: 600 };
+
+const blankToUndefined = (value: unknown) =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const number = (min: number, max: number, fallback: number) =>
+  z.preprocess(blankToUndefined, z.coerce.number().min(min).max(max).default(fallback));
+
+/** The Load page's form, as posted (every field a string, blank meaning "not given"). */
+export const LoadForm = z.object({
+  rate: number(0.1, LoadLimits.maxRate, 20),
+  duration: number(1, LoadLimits.maxDurationSeconds, 30),
+  mix: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .default(DefaultMix)
+      .transform((text, context) => {
+        try {
+          return parseMix(text);
+        } catch (error) {
+          if (!(error instanceof LoadConfigError)) throw error;
+          context.addIssue({ code: 'custom', message: error.message.replace(/^--mix: /, '') });
+          return z.NEVER;
+        }
+      }),
+  ),
+  /** A ramp: `5,10,20` orders/s, each for stepSeconds; it replaces rate and duration. */
+  steps: z.preprocess(
+    blankToUndefined,
+    z
+      .string()
+      .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, { message: 'must be rates separated by commas' })
+      .transform((text) => text.split(',').map(Number))
+      .refine((steps) => steps.length <= LoadLimits.maxSteps, {
+        message: `at most ${LoadLimits.maxSteps} steps`,
+      })
+      .refine((steps) => steps.every((rate) => rate >= 0.001 && rate <= LoadLimits.maxRate), {
+        message: `each step must be within 0.001 and ${LoadLimits.maxRate} orders/s`,
+      })
+      .optional(),
+  ),
+  stepSeconds: number(1, LoadLimits.maxStepSeconds, 10),
+  traceRatio: number(0, 1, DefaultTraceRatio),
+});
+
+export type LoadFormInput = z.output<typeof LoadForm>;
+
+const badRequest = (message: string) => Object.assign(new Error(message), { statusCode: 400 });
+
+/** Validates the posted form; a 400 names every invalid field. */
+export function parseLoadForm(body: unknown): LoadFormInput {
+  const parsed = LoadForm.safeParse(body ?? {});
+  if (parsed.success) return parsed.data;
+  const fields = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  throw badRequest(`invalid load run: ${fields}`);
+}
+
+export function arrivalModel(form: LoadFormInput): ArrivalModel {
+  return form.steps === undefined
+    ? { kind: 'open', rate: form.rate, durationSeconds: form.duration }
+    : { kind: 'stepped', steps: form.steps, stepSeconds: form.stepSeconds };
+}
+
+/** The run the form asks for, against the pipeline this console watches. */
+export function loadConfigOf(form: LoadFormInput, config: ConsoleConfig): LoadConfig {
+  return {
+    model: arrivalModel(form),
+    maxInFlight: 1000,
+    connections: 64,
+    baseUrl: config.services.order[0]!,
+    mix: form.mix,
+    customers: 1000,
+    seed: Math.floor(Math.random() * 2 ** 31),
+    traceRatio: form.traceRatio,
+    kafkaBrokers: config.kafka.brokers,
+    topicPrefix: config.kafka.topicPrefix,
+    groups: config.load.groups,
+    lagIntervalMs: 2000,
+    drainSeconds: 30,
+    checkEmails: false,
+    maildevUrl: config.mail.apiUrl,
+  };
+}
