@@ -49,6 +49,8 @@ describe('console: a load run from the Load page, against the real pipeline', ()
     });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // The machine may be running other stacks: Chromium's first pages can take a while.
+    page.setDefaultTimeout(60_000);
     await signIn(page, consoleApp.baseUrl);
   });
 

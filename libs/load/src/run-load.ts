@@ -124,7 +124,8 @@ export async function runLoad(config: LoadConfig, options: RunLoadOptions = {}):
         config,
         consumerGroup: watcher.groupId,
         durationSeconds: loadSeconds,
-        achievedRate: totals.placed / loadSeconds,
+        // A run stopped while it joined may have lasted no measurable time.
+        achievedRate: loadSeconds > 0 ? totals.placed / loadSeconds : 0,
         totals,
         latency: {
           http: load.http.summary(),

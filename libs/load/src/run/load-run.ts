@@ -26,6 +26,7 @@ export class LoadRun {
   readonly start: number;
   inFlight = 0;
   private settled: (() => void) | undefined;
+  private destroyed = false;
   private readonly random: () => number;
   private readonly client: OrderClient;
 
@@ -60,8 +61,9 @@ export class LoadRun {
   }
 
   /**
-   * Runs the load; returns the generator's own CPU over it. Stopped by the signal, it returns once
-   * the requests in flight have answered or STOP_GRACE_MS has passed, whichever is first.
+   * Runs the load; returns the generator's own CPU over it. Stopped by the signal, the requests in
+   * flight get STOP_GRACE_MS to answer; those still open then are cut off (and count as HTTP
+   * errors, so that the report adds up: offered = placed + errors + dropped).
    */
   async run(): Promise<LoadgenCpu> {
     const from = readCpu();
@@ -69,14 +71,17 @@ export class LoadRun {
     if (this.signal?.aborted && this.inFlight > 0) {
       const settled = new Promise<void>((resolve) => (this.settled = resolve));
       await Promise.race([settled, this.clock.sleep(STOP_GRACE_MS)]);
+      if (this.inFlight > 0) {
+        this.destroyed = true;
+        await this.client.destroy();
+        await Promise.race([settled, this.clock.sleep(STOP_GRACE_MS)]);
+      }
     }
     return cpuBetween(from, readCpu(), this.tracker.totals().offered);
   }
 
-  /** Closes the connections; after a stop, cuts off the requests still waiting for an answer. */
   async close(): Promise<void> {
-    if (this.signal?.aborted && this.inFlight > 0) await this.client.destroy();
-    else await this.client.close();
+    if (!this.destroyed) await this.client.close();
   }
 
   private async generate(): Promise<void> {
