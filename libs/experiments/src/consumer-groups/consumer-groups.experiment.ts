@@ -103,6 +103,7 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
       ...tables,
       stageEvidence(
         STAGES.map((s) => s.name),
+        members.names,
         members.deliveries,
       ),
       partitions,

@@ -53,6 +53,7 @@ describe('delivery counts', () => {
   it('counts per member and stage, with totals', () => {
     const evidence = stageEvidence(
       ['s1', 's2'],
+      ['member-2', 'member-3'],
       [delivery('a', 'member-2', 's1'), delivery('b', 'member-10', 's2'), delivery('c', 'member-2', 's2')],
     );
     expect(evidence).toEqual({
@@ -61,6 +62,7 @@ describe('delivery counts', () => {
       columns: ['Member', 's1', 's2', 'Total'],
       rows: [
         ['member-2', '1', '1', '2'],
+        ['member-3', '0', '0', '0'],
         ['member-10', '0', '1', '1'],
         ['all members', '1', '2', '3'],
       ],

@@ -63,8 +63,13 @@ export function countsEvidence(counts: DeliveryCounts): Evidence {
 }
 
 /** Records consumed per member in each stage: who did the work while the group changed. */
-export function stageEvidence(stages: readonly string[], deliveries: readonly Delivery[]): Evidence {
-  const members = [...new Set(deliveries.map((d) => d.member))].sort((a, b) =>
+export function stageEvidence(
+  stages: readonly string[],
+  memberNames: readonly string[],
+  deliveries: readonly Delivery[],
+): Evidence {
+  // Every member, the idle ones too (they consumed nothing, which is the point).
+  const members = [...new Set([...memberNames, ...deliveries.map((d) => d.member)])].sort((a, b) =>
     a.localeCompare(b, 'en', { numeric: true }),
   );
   const count = (member: string | undefined, stage: string | undefined) =>

@@ -22,6 +22,11 @@ export class GroupMembers {
 
   constructor(private readonly options: GroupMembersOptions) {}
 
+  /** `member-1` … in the order they were started. */
+  get names(): string[] {
+    return this.consumers.map((_, i) => `member-${i + 1}`);
+  }
+
   get size(): number {
     return this.consumers.length;
   }
