@@ -116,4 +116,24 @@ describe('console: the Experiments page, in a real browser', () => {
     expect((await post('/experiments/no-such-thing/run', TOKEN)).status).toBe(404);
     expect((await post('/experiments/Bad!Id/run', TOKEN)).status).toBe(400);
   }, 60_000);
+
+  // Last: it stops the console.
+  it('the console’s shutdown aborts a running experiment and awaits its cleanup', async () => {
+    const started = await fetch(`${consoleApp.baseUrl}/experiments/${EXPERIMENTS[0]!.id}/run`, {
+      method: 'POST',
+      headers: { accept: 'application/json', authorization: `Bearer ${TOKEN}` },
+    });
+    expect(started.status).toBe(200);
+    const { namePrefix } = (await started.json()) as { namePrefix: string };
+    await eventually(
+      async () => ((await labResources(admin, namePrefix)).topics.length > 0 ? true : undefined),
+      {
+        what: `the run's topic under ${namePrefix}`,
+        intervalMs: 50,
+      },
+    );
+    await consoleApp.stop();
+    await expect(consoleApp.process.exited).resolves.toBe(0);
+    await expect(labResources(admin, namePrefix)).resolves.toEqual({ topics: [], groups: [] });
+  }, 60_000);
 });

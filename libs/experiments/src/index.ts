@@ -11,4 +11,4 @@ export {
   type KafkaCliTools,
 } from './kafka-cli/kafka-cli';
 export { partitionSize, type PartitionSizeQuery } from './kafka-cli/log-dirs';
-export { labResources, type LabResources } from './support/lab-resources';
+export { labPrefix, labResources, type LabResources } from './support/lab-resources';

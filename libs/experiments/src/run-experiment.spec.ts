@@ -86,6 +86,15 @@ describe('runExperiment', () => {
     await expect(labResources(admin, run.namePrefix)).resolves.toEqual({ topics: [], groups: [] });
   });
 
+  it('refuses a name prefix outside lab.', async () => {
+    await expect(
+      runExperiment(
+        fake(() => Promise.resolve(passed)),
+        { kafka, brokers, namePrefix: 'orders' },
+      ),
+    ).rejects.toThrow('namePrefix must start with "lab."');
+  });
+
   it('stops at the signal: the verdict says so', async () => {
     const controller = new AbortController();
     const running = runExperiment(

@@ -16,6 +16,8 @@ export interface RunExperimentOptions {
   readonly signal?: AbortSignal;
   /** Called with each step as it happens. */
   readonly onStep?: (step: ExperimentStep) => void;
+  /** The run's name prefix; by default a fresh `lab.<id>.<random>.` (see labPrefix). */
+  readonly namePrefix?: string;
   /** How long topic deletions may take to show in the metadata before a name counts as left over. */
   readonly leftoverGraceMs?: number;
 }
@@ -50,7 +52,8 @@ export async function runExperiment(
   options: RunExperimentOptions,
 ): Promise<ExperimentRun> {
   const signal = options.signal ?? new AbortController().signal;
-  const namePrefix = labPrefix(experiment.id);
+  const namePrefix = options.namePrefix ?? labPrefix(experiment.id);
+  if (!namePrefix.startsWith('lab.')) throw new Error(`namePrefix must start with "lab.": ${namePrefix}`);
   const startedAt = new Date();
   const started = performance.now();
   const steps: ExperimentStep[] = [];

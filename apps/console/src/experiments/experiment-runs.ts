@@ -1,4 +1,5 @@
 import {
+  labPrefix,
   runExperiment,
   type Availability,
   type Experiment,
@@ -11,6 +12,8 @@ import type { Kafka } from 'kafkajs';
 /** The run in progress: its steps so far, and how to stop it. */
 export interface RunningExperiment {
   readonly experimentId: string;
+  /** Every topic and group of the run starts with it. */
+  readonly namePrefix: string;
   readonly startedAt: Date;
   readonly steps: readonly ExperimentStep[];
   readonly stopping: boolean;
@@ -108,7 +111,16 @@ export class ExperimentRuns {
     // Taken before the first await, so that a second request in the meantime is refused.
     let finish: () => void = () => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const run = { experimentId: id, startedAt: new Date(), steps, stopping: false, controller, done };
+    const namePrefix = labPrefix(id);
+    const run = {
+      experimentId: id,
+      namePrefix,
+      startedAt: new Date(),
+      steps,
+      stopping: false,
+      controller,
+      done,
+    };
     this.current = run;
     try {
       const availability = await this.availability(experiment);
@@ -125,6 +137,7 @@ export class ExperimentRuns {
     this.notify(id);
     void this.runner(experiment, {
       ...this.broker,
+      namePrefix,
       signal: controller.signal,
       onStep: (step) => {
         steps.push(step);
@@ -137,7 +150,7 @@ export class ExperimentRuns {
         (error: unknown) =>
           this.results.set(id, {
             experimentId: id,
-            namePrefix: '',
+            namePrefix,
             startedAt: run.startedAt,
             durationMs: Date.now() - run.startedAt.getTime(),
             stopped: controller.signal.aborted,

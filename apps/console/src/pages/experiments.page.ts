@@ -62,7 +62,8 @@ function sectionHtml(
         ? ''
         : html`<p class="running">
               ${mine.stopping ? 'Stopping (cleaning up)…' : 'Running…'} started
-              ${mine.startedAt.toISOString()}
+              ${mine.startedAt.toISOString()}, on names starting with
+              <code data-field="running-prefix">${mine.namePrefix}</code>
             </p>
             ${stepsHtml(mine.steps)}`
     }
@@ -143,9 +144,9 @@ export function registerExperimentsPage(app: FastifyInstance, deps: ConsoleDeps)
     const experiment = experimentOf(request.params);
     const run = await runs.start(experiment.id);
     return {
-      changed: { experiment: experiment.id, startedAt: run.startedAt.toISOString() },
+      changed: { experiment: experiment.id, namePrefix: run.namePrefix },
       redirect: `/experiments#experiment-${experiment.id}`,
-      json: { experiment: experiment.id, startedAt: run.startedAt.toISOString() },
+      json: { experiment: experiment.id, namePrefix: run.namePrefix, startedAt: run.startedAt.toISOString() },
     };
   });
 
