@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,6 +118,31 @@ describe('console: the Experiments page, in a real browser', () => {
     expect((await post('/experiments/stop', TOKEN)).status).toBe(409);
     expect((await post('/experiments/no-such-thing/run', TOKEN)).status).toBe(404);
     expect((await post('/experiments/Bad!Id/run', TOKEN)).status).toBe(400);
+  }, 60_000);
+
+  it('a read-only console without the Kafka CLI tools: compaction says why and how; Run is refused (403)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'no-kafka-cli-'));
+    const bare = await startConsole({
+      prefix: `${uniqueName('e2e.experiments.bare')}.`,
+      token: undefined,
+      env: { PIPELINE_CACHE_DIR: empty },
+    });
+    try {
+      const body = await (await fetch(`${bare.baseUrl}/experiments`)).text();
+      expect(body).toMatch(/id="experiment-compaction"[^>]*data-state="unavailable"/);
+      expect(body).toContain('The Kafka command-line tools are missing');
+      expect(body).toContain('npm run kafka:start');
+      const refused = await fetch(`${bare.baseUrl}/experiments/compaction/run`, {
+        method: 'POST',
+        headers: { accept: 'application/json' },
+      });
+      expect(refused.status).toBe(403);
+      await expect(refused.json()).resolves.toMatchObject({
+        reason: expect.stringContaining('Read-only') as unknown,
+      });
+    } finally {
+      await bare.stop();
+    }
   }, 60_000);
 
   // Last: it stops the console.
