@@ -5,6 +5,7 @@ import type { ConsoleDeps } from './console-deps';
 import { handleCsrfErrors } from './http/actions';
 import { registerClusterPages } from './pages/cluster.page';
 import { registerDeadLetterPages } from './pages/dead-letters.page';
+import { registerExperimentsPage } from './pages/experiments.page';
 import { registerFlowPage } from './pages/flow.page';
 import { registerJourneyPage } from './pages/journey.page';
 import { registerLoadPage } from './pages/load.page';
@@ -73,5 +74,6 @@ export async function buildConsole(deps: ConsoleDeps): Promise<FastifyInstance> 
   registerClusterPages(app, deps);
   registerDeadLetterPages(app, deps);
   registerLoadPage(app, deps);
+  registerExperimentsPage(app, deps);
   return app;
 }

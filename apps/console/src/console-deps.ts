@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { ConsoleConfig } from './config';
+import type { ExperimentRuns } from './experiments/experiment-runs';
 import type { OrderStore } from './flow/order-store';
 import type { ServiceMetrics } from './flow/service-metrics';
 import type { Access } from './http/access';
@@ -15,4 +16,6 @@ export interface ConsoleDeps {
   readonly store: OrderStore;
   readonly metrics: ServiceMetrics;
   readonly orderApi: OrderApi;
+  /** The Experiments page's runs: one at a time, the last result of each. */
+  readonly experiments: ExperimentRuns;
 }

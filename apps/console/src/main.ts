@@ -1,7 +1,9 @@
+import { EXPERIMENTS } from '@pipeline/experiments';
 import { createKafka } from '@pipeline/messaging';
 import { logLevel } from 'kafkajs';
 import { buildConsole } from './app';
 import { loadConsoleConfig } from './config';
+import { ExperimentRuns } from './experiments/experiment-runs';
 import { OrderFeed } from './flow/order-feed';
 import { OrderStore } from './flow/order-store';
 import { ServiceMetrics } from './flow/service-metrics';
@@ -17,6 +19,16 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const store = new OrderStore(config.maxOrders);
+  // The experiments' own client, silent: a rebalance they cause on purpose logs kafkajs ERROR
+  // lines; what went wrong reaches the page as the run's verdict instead.
+  const experimentKafka = createKafka(
+    { brokers: config.kafka.brokers, clientId: 'console-experiments' },
+    { logLevel: logLevel.NOTHING },
+  );
+  const experiments = new ExperimentRuns(EXPERIMENTS, {
+    kafka: experimentKafka,
+    brokers: config.kafka.brokers,
+  });
   const deps = {
     config,
     access: new Access(config.token),
@@ -25,6 +37,7 @@ async function main(): Promise<void> {
     store,
     metrics: new ServiceMetrics(config.services),
     orderApi: new OrderApi(config.services.order[0]!),
+    experiments,
   };
   const app = await buildConsole(deps);
   const feed = new OrderFeed(
@@ -51,6 +64,8 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info(`${signal}: stopping`);
     await app.close();
+    // A running experiment is aborted; its cleanup (deleting its topics and groups) is awaited.
+    await experiments.close();
     store.close();
     await feed.stop();
     await following;

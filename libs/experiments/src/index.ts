@@ -2,3 +2,13 @@
 // broker on its own topics and groups: by the console's Experiments page and by the tests, from
 // this one implementation.
 export * from './experiment';
+export * from './registry';
+export * from './run-experiment';
+export {
+  kafkaCliAvailability,
+  locateKafkaCli,
+  runKafkaTool,
+  type KafkaCliTools,
+} from './kafka-cli/kafka-cli';
+export { partitionSize, type PartitionSizeQuery } from './kafka-cli/log-dirs';
+export { labPrefix, labResources, type LabResources } from './support/lab-resources';
