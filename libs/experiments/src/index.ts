@@ -4,3 +4,4 @@
 export * from './experiment';
 export { deadLettersExperiment } from './dead-letters/dead-letters.experiment';
 export { windowsExperiment } from './windows/windows.experiment';
+export { durabilityExperiment } from './durability/durability.experiment';
