@@ -15,12 +15,16 @@ export interface BrokerLossResult {
   readonly read: number;
   /** Acknowledged and not read back: must be none. */
   readonly missing: readonly string[];
+  /** `send` resolved for them but no broker acknowledged their partition (a kafkajs gap); how many of them are in the log. */
+  readonly resolvedUnanswered: number;
+  readonly resolvedUnansweredInLog: number;
   readonly duplicates: number;
   readonly isrRestored: boolean;
   readonly log: readonly string[];
 }
 
 const BATCH = 20;
+const PARTITIONS = 3;
 
 /**
  * acks=all on a replication-factor-3, min.insync.replicas=2 topic while the leader of partition 0
@@ -38,7 +42,7 @@ export async function runBrokerLoss(
   const [topic] = await lab.createTopics([
     {
       name: 'durable',
-      partitions: 3,
+      partitions: PARTITIONS,
       replicationFactor: 3,
       configEntries: [{ name: 'min.insync.replicas', value: '2' }],
     },
@@ -62,9 +66,13 @@ export async function runBrokerLoss(
   context.step(`${sender.acked.size} records acknowledged (acks=all) by the three brokers.`);
 
   let killed = false;
+  // The kill lands while batches are in flight: the sender keeps going until told to stop.
+  sender.start(signal);
   try {
+    const ackedAtKill = sender.acked.size;
     log.push(await clusterNode(kafkaSh, 'cluster-kill', leader));
     killed = true;
+    context.step(`Killed node ${leader} (kill -9) while batches were being sent.`);
     const brokersWhileDown = await waitFor(
       `node ${leader} to be gone from the cluster's metadata`,
       async () => {
@@ -73,14 +81,19 @@ export async function runBrokerLoss(
       },
       { signal, timeoutMs: 30_000, intervalMs: 500 },
     );
-    context.step(
-      `Killed node ${leader} (kill -9) during the run; brokers still up: ${brokersWhileDown.join(', ')}.`,
+    context.step(`The cluster fenced node ${leader}; brokers still up: ${brokersWhileDown.join(', ')}.`);
+    const atFenced = sender.acked.size;
+    await waitFor(
+      '200 records acknowledged by the remaining brokers',
+      () => (sender.acked.size >= atFenced + 200 ? true : undefined),
+      { signal, timeoutMs: 30_000 },
     );
-    const before = sender.acked.size;
-    await sender.batches(20, signal);
-    const acknowledgedWhileDown = sender.acked.size - before;
+    await sender.stop();
+    const acknowledgedWhileDown = sender.acked.size - ackedAtKill;
     context.step(
-      `${acknowledgedWhileDown} more records acknowledged by the two remaining brokers (${sender.failed} in failed sends).`,
+      `${acknowledgedWhileDown} records acknowledged since the kill, by the two remaining brokers ` +
+        `(${sender.failed} in failed sends; ${sender.resolvedUnanswered.size} for which send() resolved ` +
+        `without an acknowledgement of their partition).`,
     );
 
     log.push(await clusterNode(kafkaSh, 'cluster-start-node', leader));
@@ -110,11 +123,14 @@ export async function runBrokerLoss(
       acknowledgedWhileDown,
       read: values.length,
       missing,
+      resolvedUnanswered: sender.resolvedUnanswered.size,
+      resolvedUnansweredInLog: [...sender.resolvedUnanswered].filter((value) => readSet.has(value)).length,
       duplicates: values.length - readSet.size,
       isrRestored,
       log,
     };
   } finally {
+    await sender.stop();
     // Never leave the cluster a node short, whatever happened (a stop included).
     if (killed)
       log.push(await clusterNode(kafkaSh, 'cluster-start-node', leader).catch((e: unknown) => String(e)));
@@ -124,8 +140,12 @@ export async function runBrokerLoss(
 /** Sends numbered records in batches of 20 and remembers which ones the broker acknowledged. */
 class AckedSender {
   readonly acked = new Set<string>();
+  /** `send` resolved, but no broker answered for these records' partition. */
+  readonly resolvedUnanswered = new Set<string>();
   failed = 0;
   private next = 0;
+  private running: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly producer: Producer,
@@ -135,17 +155,42 @@ class AckedSender {
   async batches(count: number, signal: AbortSignal): Promise<void> {
     for (let i = 0; i < count; i++) {
       signal.throwIfAborted();
-      const values = Array.from({ length: BATCH }, () => `record-${this.next++}`);
-      try {
-        await this.producer.send({
-          topic: this.topic,
-          acks: -1,
-          messages: values.map((value) => ({ key: value, value })),
-        });
-        for (const value of values) this.acked.add(value);
-      } catch {
-        this.failed += values.length;
-      }
+      await this.batch();
+    }
+  }
+
+  /** Sends batch after batch in the background until `stop()`. */
+  start(signal: AbortSignal): void {
+    this.stopping = false;
+    this.running = (async () => {
+      while (!this.stopping && !signal.aborted) await this.batch();
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.running;
+    this.running = undefined;
+  }
+
+  /**
+   * A record counts as acknowledged when the broker's answer covers its partition, not merely when
+   * `send` resolves: kafkajs 2.2.4 keys a send's answers by broker and, on a retry after a leader
+   * died, sends only to brokers that have not answered yet, so the dead leader's partitions are
+   * dropped when their new leader had already answered for others (producer/sendMessages.js).
+   */
+  private async batch(): Promise<void> {
+    const messages = Array.from({ length: BATCH }, () => {
+      const n = this.next++;
+      return { key: `record-${n}`, value: `record-${n}`, partition: n % PARTITIONS };
+    });
+    try {
+      const answers = await this.producer.send({ topic: this.topic, acks: -1, messages });
+      const answered = new Set(answers.filter((a) => a.errorCode === 0).map((a) => a.partition));
+      for (const { value, partition } of messages)
+        (answered.has(partition) ? this.acked : this.resolvedUnanswered).add(value);
+    } catch {
+      this.failed += messages.length;
     }
   }
 }

@@ -26,6 +26,8 @@ const loss: BrokerLossResult = {
   acknowledgedWhileDown: 400,
   read: 600,
   missing: [],
+  resolvedUnanswered: 0,
+  resolvedUnansweredInLog: 0,
   duplicates: 0,
   isrRestored: true,
   log: [],

@@ -70,6 +70,12 @@ export const brokerLossEvidence = (loss: BrokerLossResult): Evidence => ({
     ['in failed sends (not acknowledged)', String(loss.unacknowledged)],
     ['read back', String(loss.read)],
     ['acknowledged but missing', loss.missing.length === 0 ? 'none' : loss.missing.slice(0, 10).join(', ')],
+    [
+      'send() resolved, partition never acknowledged (kafkajs retry gap)',
+      loss.resolvedUnanswered === 0
+        ? 'none'
+        : `${loss.resolvedUnanswered} records, ${loss.resolvedUnansweredInLog} of them in the log`,
+    ],
     ['duplicates (retried sends)', String(loss.duplicates)],
     ['ISR back to 3 after the restart', loss.isrRestored ? 'yes' : 'no'],
   ],
