@@ -74,6 +74,7 @@ async function runDurability(context: ExperimentContext): Promise<ExperimentVerd
     await lab.cleanup();
   }
 
+  context.signal.throwIfAborted();
   const brokers = clusterBrokers();
   const cluster = clusterKafka(brokers, `${context.namePrefix}cluster`);
   const live = await liveBrokers(cluster);
