@@ -20,3 +20,5 @@ export * from './events/event-consumers';
 export * from './asyncapi/asyncapi-document';
 export * from './money/money';
 export * from './catalogue/demo-catalogue';
+export * from './windows/tumbling-window';
+export * from './windows/window-fold';

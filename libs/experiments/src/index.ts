@@ -12,3 +12,8 @@ export {
 } from './kafka-cli/kafka-cli';
 export { partitionSize, type PartitionSizeQuery } from './kafka-cli/log-dirs';
 export { labPrefix, labResources, type LabResources } from './support/lab-resources';
+export { compactionExperiment } from './compaction/compaction.experiment';
+export { consumerGroupsExperiment } from './consumer-groups/consumer-groups.experiment';
+export { deadLettersExperiment } from './dead-letters/dead-letters.experiment';
+export { windowsExperiment } from './windows/windows.experiment';
+export { durabilityExperiment } from './durability/durability.experiment';

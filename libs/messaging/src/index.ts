@@ -28,3 +28,7 @@ export * from './topics/topic-prefix';
 export { queryBacklog } from './outbox/outbox-table';
 export * from './consumer/inbox-retention';
 export { AdaptiveLinger } from './batching/adaptive-linger';
+// The dead-letter path's parts, for code that runs it outside the NestJS server (the experiments).
+export { DeadLetterPublisher, deadLetterHeaders, type DeadLetter } from './consumer/dead-letter';
+export { logDeadLetter } from './consumer/dead-letter-log';
+export { DEFAULT_RETRY, backoffDelay, type RetryOptions } from './retry/backoff';

@@ -6,29 +6,27 @@ import {
   OrderPlacedEvent,
   OrdersCountUpdatedEvent,
   Topics,
+  foldOrderCounts,
   ordersCountKey,
+  partitionKey,
+  shiftCounts,
+  windowKey,
+  windowOf,
+  type Fold,
+  type LateEvent,
   type OrderCancelledPayload,
   type OrderConfirmedPayload,
+  type OrderCount,
   type OrderPlacedPayload,
   type OrdersCountUpdatedPayload,
+  type WindowChange,
+  type WindowCounts,
 } from '@pipeline/contracts';
 import { EventBatchPattern, FatalError, type ConsumedEvent, type EventBatch } from '@pipeline/messaging';
 import { SERVICE_CONFIG } from '@pipeline/service-kit';
 import type { AnalyticsConfig } from '../config';
-import { windowOf } from '../windows/tumbling-window';
 import { addToWindows, lockWindows, recordLateEvents } from './customer-window-rows';
 import { advanceWatermarks, lockWatermarks } from './partition-watermark';
-import {
-  foldOrderCounts,
-  partitionKey,
-  shiftCounts,
-  windowKey,
-  type Fold,
-  type LateEvent,
-  type OrderCount,
-  type WindowChange,
-  type WindowCounts,
-} from './window-fold';
 
 type OrderEvent = ConsumedEvent<OrderPlacedPayload | OrderConfirmedPayload | OrderCancelledPayload>;
 

@@ -1,5 +1,5 @@
 import type { Sql } from '@pipeline/messaging';
-import { windowKey, type FoldedWindow, type WindowCounts } from './window-fold';
+import { windowKey, type FoldedWindow, type WindowCounts } from '@pipeline/contracts';
 
 // FOR UPDATE, sorted by the primary key, the same order the upsert below writes in: two batches
 // that share windows (one customer's orders spread over partitions) queue on the first shared row

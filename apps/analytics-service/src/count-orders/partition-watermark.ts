@@ -1,5 +1,5 @@
 import type { Sql } from '@pipeline/messaging';
-import { partitionKey, type FoldedWatermark } from './window-fold';
+import { partitionKey, type FoldedWatermark } from '@pipeline/contracts';
 
 // The watermark (the highest event time seen) is kept per partition, not globally: a partition
 // always replays in the same order, so after an offset reset every event meets the same

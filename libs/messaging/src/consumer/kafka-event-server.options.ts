@@ -2,7 +2,7 @@ import { Logger, type LoggerService } from '@nestjs/common';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
-import type { RetryOptions } from '../retry/backoff';
+import { DEFAULT_RETRY, type RetryOptions } from '../retry/backoff';
 import { PIPELINE_CONTRACTS, type EventContracts } from './event-contracts';
 
 export interface KafkaEventServerOptions {
@@ -71,7 +71,7 @@ export function resolveServerOptions(options: KafkaEventServerOptions): Resolved
     groupId: options.groupId ?? `${options.service}-service`,
     source: `${options.service}-service`,
     admin: options.admin,
-    retry: { attempts: 3, initialBackoffMs: 200, maxBackoffMs: 5_000, ...options.retry },
+    retry: { ...DEFAULT_RETRY, ...options.retry },
     sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
     rebalanceTimeoutMs: options.rebalanceTimeoutMs,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,

@@ -5,6 +5,9 @@ export interface RetryOptions {
   readonly maxBackoffMs: number;
 }
 
+/** What a consumer does with a failing record unless told otherwise: 3 attempts, 200 ms, 400 ms apart. */
+export const DEFAULT_RETRY: RetryOptions = { attempts: 3, initialBackoffMs: 200, maxBackoffMs: 5_000 };
+
 /** Delay before attempt `attempt + 1`: initial · 2^(attempt-1), capped, with ±20 % jitter. */
 export function backoffDelay(attempt: number, options: RetryOptions): number {
   const base = Math.min(options.maxBackoffMs, options.initialBackoffMs * 2 ** Math.max(0, attempt - 1));

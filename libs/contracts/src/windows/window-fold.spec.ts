@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WINDOW_MS } from '../windows/tumbling-window';
+import { WINDOW_MS } from './tumbling-window';
 import {
   foldOrderCounts,
   partitionKey,

@@ -1,5 +1,5 @@
-import { formatCents, toCents } from '@pipeline/contracts';
-import { isLate, type Window, windowOf } from '../windows/tumbling-window';
+import { formatCents, toCents } from '../money/money';
+import { isLate, type Window, windowOf } from './tumbling-window';
 
 /** What one order event adds to its window. */
 export interface WindowChange {
