@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { ConsoleConfig } from './config';
+import type { FlowSampler } from './flow/flow-sampler';
 import type { OrderStore } from './flow/order-store';
 import type { ServiceMetrics } from './flow/service-metrics';
 import type { Access } from './http/access';
@@ -14,5 +15,7 @@ export interface ConsoleDeps {
   readonly admin: Admin;
   readonly store: OrderStore;
   readonly metrics: ServiceMetrics;
+  /** The background sampler the flow page's picture, services table and charts read. */
+  readonly sampler: FlowSampler;
   readonly orderApi: OrderApi;
 }

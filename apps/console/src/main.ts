@@ -2,7 +2,9 @@ import { createKafka } from '@pipeline/messaging';
 import { logLevel } from 'kafkajs';
 import { buildConsole } from './app';
 import { loadConsoleConfig } from './config';
+import { FlowSampler } from './flow/flow-sampler';
 import { OrderFeed } from './flow/order-feed';
+import { OrderFlowCounter } from './flow/order-flow-counter';
 import { OrderStore } from './flow/order-store';
 import { ServiceMetrics } from './flow/service-metrics';
 import { Access } from './http/access';
@@ -17,13 +19,23 @@ async function main(): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   const store = new OrderStore(config.maxOrders);
+  const counter = new OrderFlowCounter(Date.now());
+  store.tap((event, entry) => counter.record(event, entry.placedAt));
+  const metrics = new ServiceMetrics(config.services);
+  const sampler = new FlowSampler(admin, metrics, counter, {
+    prefix: config.kafka.topicPrefix,
+    groups: config.groups,
+    intervalMs: config.sampleIntervalMs,
+    historyPoints: config.historyPoints,
+  });
   const deps = {
     config,
     access: new Access(config.token),
     kafka,
     admin,
     store,
-    metrics: new ServiceMetrics(config.services),
+    metrics,
+    sampler,
     orderApi: new OrderApi(config.services.order[0]!),
   };
   const app = await buildConsole(deps);
@@ -37,6 +49,7 @@ async function main(): Promise<void> {
     },
   );
   await app.listen({ port: config.port, host: config.host });
+  sampler.start();
   // In the background: the pages work while the live flow waits for its topics.
   const following = feed.startWhenReady().catch((error: unknown) => {
     app.log.error({ err: error }, 'the live flow stopped: restart the console');
@@ -51,6 +64,7 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info(`${signal}: stopping`);
     await app.close();
+    await sampler.stop();
     store.close();
     await feed.stop();
     await following;
