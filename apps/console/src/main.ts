@@ -22,12 +22,20 @@ async function main(): Promise<void> {
   const counter = new OrderFlowCounter(Date.now());
   store.tap((event, entry) => counter.record(event, entry.placedAt));
   const metrics = new ServiceMetrics(config.services);
-  const sampler = new FlowSampler(admin, metrics, counter, {
-    prefix: config.kafka.topicPrefix,
-    groups: config.groups,
-    intervalMs: config.sampleIntervalMs,
-    historyPoints: config.historyPoints,
-  });
+  // Logged at debug: a missing topic or an unreachable broker shows as "–" on the picture.
+  let logSampleError = (_error: unknown): void => undefined;
+  const sampler = new FlowSampler(
+    admin,
+    metrics,
+    counter,
+    {
+      prefix: config.kafka.topicPrefix,
+      groups: config.groups,
+      intervalMs: config.sampleIntervalMs,
+      historyPoints: config.historyPoints,
+    },
+    (error) => logSampleError(error),
+  );
   const deps = {
     config,
     access: new Access(config.token),
@@ -39,6 +47,7 @@ async function main(): Promise<void> {
     orderApi: new OrderApi(config.services.order[0]!),
   };
   const app = await buildConsole(deps);
+  logSampleError = (error) => app.log.debug({ err: error }, 'flow sample incomplete');
   const feed = new OrderFeed(
     kafka,
     store,
