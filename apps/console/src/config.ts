@@ -1,7 +1,7 @@
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import { resolve } from 'node:path';
 import { DefaultGroups, LoadConfigError, parseGroups } from '@pipeline/load';
-import { parseBrokerList } from '@pipeline/messaging';
+import { defaultGroupId, parseBrokerList } from '@pipeline/messaging';
 import { z } from 'zod';
 
 const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
@@ -55,6 +55,14 @@ const loadGroups = z
     }
   });
 
+/** Each service's consumer group, whose lag the picture draws: the services' own default. */
+const serviceGroupFields = Object.fromEntries(
+  ServiceNames.map((name) => [
+    `${name.toUpperCase()}_SERVICE_GROUP`,
+    z.string().min(1).default(defaultGroupId(name)),
+  ]),
+) as Record<`${Uppercase<ServiceName>}_SERVICE_GROUP`, z.ZodDefault<z.ZodString>>;
+
 /** The console's environment, validated once at start-up. */
 export const consoleConfigSchema = z
   .object({
@@ -89,6 +97,12 @@ export const consoleConfigSchema = z
       .default(15 * 60_000),
     /** Upper bound of orders kept in memory for the live list and the journeys. */
     CONSOLE_MAX_ORDERS: z.coerce.number().int().positive().default(5_000),
+    /** How often the sampler reads the pipeline (admin API and /metrics) for the picture and charts. */
+    CONSOLE_SAMPLE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(60_000).default(5_000),
+    /** The charts' history: samples kept in a ring buffer (180 at 5 s: 15 minutes). */
+    CONSOLE_HISTORY_POINTS: z.coerce.number().int().min(2).max(10_000).default(180),
+    /** Open live-flow streams (/flow/stream) at once; one more is refused with 503. */
+    CONSOLE_MAX_STREAMS: z.coerce.number().int().positive().max(1_000).default(20),
     /** maildev on the local stack, Mailpit in Docker: their APIs and page links differ. */
     MAIL_UI_KIND: z.enum(['maildev', 'mailpit']).default('maildev'),
     MAIL_UI_URL: baseUrl('http://127.0.0.1:1080'),
@@ -103,6 +117,7 @@ export const consoleConfigSchema = z
     CONSOLE_LOAD_GROUPS: loadGroups,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     ...serviceUrlFields,
+    ...serviceGroupFields,
   })
   .transform((env) => ({
     port: env.PORT,
@@ -115,10 +130,19 @@ export const consoleConfigSchema = z
     },
     historyMs: env.CONSOLE_HISTORY_MS,
     maxOrders: env.CONSOLE_MAX_ORDERS,
+    sampleIntervalMs: env.CONSOLE_SAMPLE_INTERVAL_MS,
+    historyPoints: env.CONSOLE_HISTORY_POINTS,
+    maxStreams: env.CONSOLE_MAX_STREAMS,
     /** Base URLs of every instance of each service, the first one answering API calls. */
     services: Object.fromEntries(
       ServiceNames.map((name) => [name, env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_URL`]]),
     ) as Record<ServiceName, string[]>,
+    groups: Object.fromEntries(
+      ServiceNames.map((name) => [
+        name,
+        env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_GROUP`],
+      ]),
+    ) as Record<ServiceName, string>,
     mail: {
       kind: env.MAIL_UI_KIND,
       apiUrl: env.MAIL_UI_URL,

@@ -1,6 +1,7 @@
 import type { Admin, Kafka } from 'kafkajs';
 import type { ConsoleConfig } from './config';
 import type { ExperimentRuns } from './experiments/experiment-runs';
+import type { FlowSampler } from './flow/flow-sampler';
 import type { OrderStore } from './flow/order-store';
 import type { ServiceMetrics } from './flow/service-metrics';
 import type { Access } from './http/access';
@@ -15,6 +16,8 @@ export interface ConsoleDeps {
   readonly admin: Admin;
   readonly store: OrderStore;
   readonly metrics: ServiceMetrics;
+  /** The background sampler the flow page's picture, services table and charts read. */
+  readonly sampler: FlowSampler;
   readonly orderApi: OrderApi;
   /** The Experiments page's runs: one at a time, the last result of each. */
   readonly experiments: ExperimentRuns;

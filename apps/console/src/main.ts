@@ -4,7 +4,9 @@ import { logLevel } from 'kafkajs';
 import { buildConsole } from './app';
 import { loadConsoleConfig } from './config';
 import { ExperimentRuns } from './experiments/experiment-runs';
+import { FlowSampler } from './flow/flow-sampler';
 import { OrderFeed } from './flow/order-feed';
+import { OrderFlowCounter } from './flow/order-flow-counter';
 import { OrderStore } from './flow/order-store';
 import { ServiceMetrics } from './flow/service-metrics';
 import { Access } from './http/access';
@@ -29,17 +31,36 @@ async function main(): Promise<void> {
     kafka: experimentKafka,
     brokers: config.kafka.brokers,
   });
+  const counter = new OrderFlowCounter(Date.now());
+  store.tap((event, entry) => counter.record(event, entry.placedAt));
+  const metrics = new ServiceMetrics(config.services);
+  // Logged at debug: a missing topic or an unreachable broker shows as "–" on the picture.
+  let logSampleError = (_error: unknown): void => undefined;
+  const sampler = new FlowSampler(
+    admin,
+    metrics,
+    counter,
+    {
+      prefix: config.kafka.topicPrefix,
+      groups: config.groups,
+      intervalMs: config.sampleIntervalMs,
+      historyPoints: config.historyPoints,
+    },
+    (error) => logSampleError(error),
+  );
   const deps = {
     config,
     access: new Access(config.token),
     kafka,
     admin,
     store,
-    metrics: new ServiceMetrics(config.services),
+    metrics,
+    sampler,
     orderApi: new OrderApi(config.services.order[0]!),
     experiments,
   };
   const app = await buildConsole(deps);
+  logSampleError = (error) => app.log.debug({ err: error }, 'flow sample incomplete');
   const feed = new OrderFeed(
     kafka,
     store,
@@ -50,6 +71,7 @@ async function main(): Promise<void> {
     },
   );
   await app.listen({ port: config.port, host: config.host });
+  sampler.start();
   // In the background: the pages work while the live flow waits for its topics.
   const following = feed.startWhenReady().catch((error: unknown) => {
     app.log.error({ err: error }, 'the live flow stopped: restart the console');
@@ -66,6 +88,7 @@ async function main(): Promise<void> {
     await app.close();
     // A running experiment is aborted; its cleanup (deleting its topics and groups) is awaited.
     await experiments.close();
+    await sampler.stop();
     store.close();
     await feed.stop();
     await following;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { causalOrder, OrderStore, type FeedEvent } from './order-store';
+import { causalOrder, MAX_EVENTS_PER_ORDER, OrderStore, type FeedEvent } from './order-store';
 
 const ORDER = '0b6f3c1e-0000-4000-8000-000000000001';
 let offset = 0;
@@ -96,6 +96,25 @@ describe('OrderStore', () => {
     }
     expect(store.size).toBe(2);
     expect(store.recent(10).map((o) => o.orderId)).toEqual(['order-3', 'order-2']);
+    store.close();
+  });
+
+  it('keeps at most MAX_EVENTS_PER_ORDER events of one order, and still applies the later ones', () => {
+    const store = new OrderStore(10, 10_000);
+    const tapped: string[] = [];
+    store.tap((e) => tapped.push(e.id));
+    for (let n = 0; n < MAX_EVENTS_PER_ORDER + 5; n++)
+      store.add(event('payment.authorized', `e${n}`, '2026-12-01T10:00:00.000Z'));
+    const placed = event('order.placed', 'placed', '2026-12-01T10:00:00.000Z');
+    store.add(placed);
+    store.add(event('order.confirmed', 'done', '2026-12-01T10:00:01.000Z', 'placed'));
+    const order = store.get(ORDER)!;
+    expect(order.events).toHaveLength(MAX_EVENTS_PER_ORDER);
+    expect(order.dropped).toBe(7);
+    expect(order.status).toBe('CONFIRMED');
+    expect(tapped).toHaveLength(MAX_EVENTS_PER_ORDER + 7);
+    store.add(order.events[0]!); // a redelivered record is not tapped again
+    expect(tapped).toHaveLength(MAX_EVENTS_PER_ORDER + 7);
     store.close();
   });
 });

@@ -27,11 +27,27 @@ export interface OrderEntry {
   currency: string | undefined;
   /** The first event's time: the order.placed event's, once seen. */
   firstSeen: string;
+  /** The order.placed event's time, once seen. */
+  placedAt: string | undefined;
   updated: string;
+  /** At most MAX_EVENTS_PER_ORDER, the first ones (a saga has 3 to 5). */
   readonly events: FeedEvent[];
+  /** Events beyond that cap: applied to the status, not kept. */
+  dropped: number;
 }
 
 type Listener = (changed: readonly OrderEntry[]) => void;
+/** Called once per new event (not for a redelivered one), after the store applied it. */
+type Tap = (event: FeedEvent, entry: OrderEntry) => void;
+
+/**
+ * Bounds one order's memory whatever arrives under its id (a client reusing an order id, a
+ * replayed dead letter): a journey of a normal saga has at most 5 events.
+ */
+export const MAX_EVENTS_PER_ORDER = 32;
+
+const samePosition = (a: FeedEvent, b: FeedEvent) =>
+  a.offset === b.offset && a.partition === b.partition && a.topic === b.topic;
 
 const field = (payload: unknown, name: string): string | undefined => {
   if (typeof payload !== 'object' || payload === null) return undefined;
@@ -46,8 +62,8 @@ const field = (payload: unknown, name: string): string | undefined => {
  */
 export class OrderStore {
   private readonly byId = new Map<string, OrderEntry>();
-  private readonly seen = new Set<string>();
   private readonly listeners = new Set<Listener>();
+  private tapped: Tap | undefined;
   private pending = new Map<string, OrderEntry>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -57,11 +73,11 @@ export class OrderStore {
   ) {}
 
   add(event: FeedEvent): void {
-    // A redelivered record (the console's own group rebalanced) is the same event: once.
-    const position = `${event.topic}/${event.partition}/${event.offset}`;
-    if (this.seen.has(position)) return;
     const orderId = event.correlationId.toLowerCase();
     let entry = this.byId.get(orderId);
+    // A redelivered record (the console's own group rebalanced) is the same event: once. The
+    // order's own few events are the only ones to compare with: no set of every position.
+    if (entry?.events.some((known) => samePosition(known, event))) return;
     if (entry === undefined) {
       entry = {
         orderId,
@@ -71,15 +87,18 @@ export class OrderStore {
         total: undefined,
         currency: undefined,
         firstSeen: event.time,
+        placedAt: undefined,
         updated: event.time,
         events: [],
+        dropped: 0,
       };
       this.byId.set(orderId, entry);
       this.evict();
     }
-    this.seen.add(position);
-    entry.events.push(event);
+    if (entry.events.length < MAX_EVENTS_PER_ORDER) entry.events.push(event);
+    else entry.dropped += 1;
     applyEvent(entry, event);
+    this.tapped?.(event, entry);
     this.pending.set(orderId, entry);
     this.timer ??= setTimeout(() => this.flush(), this.flushMs);
   }
@@ -95,6 +114,11 @@ export class OrderStore {
 
   get size(): number {
     return this.byId.size;
+  }
+
+  /** One observer of every new event (the flow sampler's counter). */
+  tap(observer: Tap): void {
+    this.tapped = observer;
   }
 
   subscribe(listener: Listener): () => void {
@@ -119,8 +143,6 @@ export class OrderStore {
       const [oldest] = this.byId.values();
       if (oldest === undefined) return;
       this.byId.delete(oldest.orderId);
-      for (const event of oldest.events)
-        this.seen.delete(`${event.topic}/${event.partition}/${event.offset}`);
     }
   }
 }
@@ -129,6 +151,7 @@ function applyEvent(entry: OrderEntry, event: FeedEvent): void {
   if (event.time > entry.updated) entry.updated = event.time;
   if (event.type === 'order.placed') {
     entry.firstSeen = event.time;
+    entry.placedAt = event.time;
     entry.customerId = field(event.payload, 'customerId');
     entry.total = field(event.payload, 'total');
     entry.currency = field(event.payload, 'currency');

@@ -12,6 +12,11 @@ export interface InstanceMetrics {
   readonly lag: readonly { readonly topic: string; readonly partition: string; readonly lag: number }[];
   readonly outboxBacklog: number | undefined;
   readonly deadLetterDepth: number | undefined;
+  /** Cumulative counters, for rates over the sampler's interval (undefined when not exposed). */
+  readonly cpuSeconds: number | undefined;
+  readonly rssBytes: number | undefined;
+  readonly transactionEventsSum: number | undefined;
+  readonly transactionEventsCount: number | undefined;
 }
 
 const SCRAPE_TIMEOUT_MS = 2_000;
@@ -55,6 +60,10 @@ export class ServiceMetrics {
         lag: [],
         outboxBacklog: undefined,
         deadLetterDepth: undefined,
+        cpuSeconds: undefined,
+        rssBytes: undefined,
+        transactionEventsSum: undefined,
+        transactionEventsCount: undefined,
       };
     }
     const now = Date.now();
@@ -68,6 +77,7 @@ export class ServiceMetrics {
         ? undefined
         : (processed - before.processed) / elapsed;
     const present = (name: string) => samples.some((s) => s.name === name);
+    const optional = (name: string) => (present(name) ? sum(samples, name) : undefined);
     return {
       service,
       url,
@@ -77,12 +87,13 @@ export class ServiceMetrics {
       lag: series(samples, 'pipeline_consumer_lag')
         .map((s) => ({ topic: s.labels.topic ?? '?', partition: s.labels.partition ?? '?', lag: s.value }))
         .sort((a, b) => a.topic.localeCompare(b.topic) || Number(a.partition) - Number(b.partition)),
-      outboxBacklog: present('pipeline_outbox_backlog_events')
-        ? sum(samples, 'pipeline_outbox_backlog_events')
-        : undefined,
-      deadLetterDepth: present('pipeline_dead_letter_topic_records')
-        ? sum(samples, 'pipeline_dead_letter_topic_records')
-        : undefined,
+      outboxBacklog: optional('pipeline_outbox_backlog_events'),
+      deadLetterDepth: optional('pipeline_dead_letter_topic_records'),
+      // prom-client's default process metrics, and the consumer's transaction-size histogram.
+      cpuSeconds: optional('process_cpu_seconds_total'),
+      rssBytes: optional('process_resident_memory_bytes'),
+      transactionEventsSum: optional('pipeline_consumer_transaction_events_sum'),
+      transactionEventsCount: optional('pipeline_consumer_transaction_events_count'),
     };
   }
 }

@@ -4,16 +4,12 @@ import type { ConsoleDeps } from '../console-deps';
 import { registerAction } from '../http/actions';
 import type { InstanceMetrics } from '../flow/service-metrics';
 import type { OrderEntry } from '../flow/order-store';
+import { flowPictureSections, registerFlowPicture } from './flow-picture.page';
 import { html, join, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
 
 const LIVE_ROWS = 50;
 const HEARTBEAT_MS = 15_000;
-/**
- * Each refresh of an open page scrapes every instance's /metrics: as often as Prometheus does in
- * docker-compose.yml, so a page left open during a load test costs the services little.
- */
-const METRICS_REFRESH_MS = 5_000;
 
 /** The demo orders the form places, one per outcome the saga can reach. */
 export const DEMO_OUTCOMES = {
@@ -40,7 +36,7 @@ export function orderRow(order: OrderEntry): SafeHtml {
   </tr>`;
 }
 
-export function metricsTable(instances: readonly InstanceMetrics[]): SafeHtml {
+export function metricsTable(instances: readonly InstanceMetrics[], everyMs: number): SafeHtml {
   const rows = instances.map(
     (m) =>
       html`<tr data-service="${m.service}">
@@ -59,7 +55,7 @@ export function metricsTable(instances: readonly InstanceMetrics[]): SafeHtml {
   );
   return html`<table>
     <caption>
-      Read from each instance's /metrics every ${METRICS_REFRESH_MS / 1000} s
+      Read from each instance's /metrics every ${everyMs / 1000} s, by the console's sampler
     </caption>
     ${tableHead('Service', 'Instance', 'State', 'Events/s', 'Consumer lag per partition', 'Outbox backlog', 'Dead letters')}
     <tbody>
@@ -69,15 +65,17 @@ export function metricsTable(instances: readonly InstanceMetrics[]): SafeHtml {
 }
 
 function flowPage(
+  deps: ConsoleDeps,
   context: PageContext,
   orders: readonly OrderEntry[],
-  instances: readonly InstanceMetrics[],
   placed?: string,
 ): SafeHtml {
+  const every = deps.config.sampleIntervalMs;
   const options = Object.entries(DEMO_OUTCOMES).map(
     ([value, { label }]) => html`<option value="${value}">${label}</option>`,
   );
-  return html` <section aria-labelledby="demo-heading">
+  return html`${flowPictureSections(deps)}
+    <section aria-labelledby="demo-heading">
       <h2 id="demo-heading">Place a demo order</h2>
       <form method="post" action="/demo-orders" class="row" data-async data-result="demo-result">
         ${csrfField(context)}
@@ -111,14 +109,16 @@ function flowPage(
     </section>
     <section aria-labelledby="services-heading">
       <h2 id="services-heading">Services</h2>
-      <div id="service-metrics" data-refresh-url="/flow/metrics" data-refresh-ms="${METRICS_REFRESH_MS}">
-        ${metricsTable(instances)}
+      <div id="service-metrics" data-refresh-url="/flow/metrics" data-refresh-ms="${every}">
+        ${metricsTable(deps.sampler.latestInstances(), every)}
       </div>
     </section>`;
 }
 
 export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void {
-  const { access, store, metrics, orderApi } = deps;
+  const { access, store, orderApi, sampler, config } = deps;
+  registerFlowPicture(app, deps);
+  let streams = 0;
 
   app.get<{ Querystring: { placed?: string } }>('/', async (request, reply) => {
     const context = access.pageContext(request, reply);
@@ -126,16 +126,27 @@ export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void 
       typeof request.query.placed === 'string' && /^[0-9a-f-]{36}$/i.test(request.query.placed)
         ? request.query.placed
         : undefined;
-    const page = flowPage(context, store.recent(LIVE_ROWS), await metrics.scrapeAll(), placed);
+    const page = flowPage(deps, context, store.recent(LIVE_ROWS), placed);
     return sendHtml(reply, layout('Live flow', context, '/', page));
   });
 
-  app.get('/flow/metrics', async (_request, reply) =>
-    sendHtml(reply, metricsTable(await metrics.scrapeAll())),
+  // The sampler's last scrape: an open page costs the services no scrape of its own.
+  app.get('/flow/metrics', (_request, reply) =>
+    sendHtml(reply, metricsTable(sampler.latestInstances(), config.sampleIntervalMs)),
   );
 
   // Server-sent events: each message is the rows that changed, rendered as on the page.
   app.get('/flow/stream', (request, reply) => {
+    // Bounded: each stream is a listener the store writes to on every flush.
+    if (streams >= config.maxStreams)
+      return reply
+        .code(503)
+        .header('retry-after', '10')
+        .send({
+          error: 'too many live streams',
+          reason: `at most ${config.maxStreams} (CONSOLE_MAX_STREAMS) at once`,
+        });
+    streams += 1;
     reply.hijack();
     const out = reply.raw;
     out.writeHead(200, {
@@ -152,6 +163,7 @@ export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void 
     });
     const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
     request.raw.on('close', () => {
+      streams -= 1;
       clearInterval(heartbeat);
       unsubscribe();
     });

@@ -65,10 +65,13 @@ export type ResolvedServerOptions = Required<
   readonly source: string;
 };
 
+/** A service's consumer group unless configured otherwise (the console reads its lag by this name). */
+export const defaultGroupId = (service: string): string => `${service}-service`;
+
 export function resolveServerOptions(options: KafkaEventServerOptions): ResolvedServerOptions {
   return {
     ...options,
-    groupId: options.groupId ?? `${options.service}-service`,
+    groupId: options.groupId ?? defaultGroupId(options.service),
     source: `${options.service}-service`,
     admin: options.admin,
     retry: { ...DEFAULT_RETRY, ...options.retry },

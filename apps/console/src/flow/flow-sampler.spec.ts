@@ -1,0 +1,132 @@
+import type { Admin } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { FlowSampler } from './flow-sampler';
+import type { OrderFlowInterval } from './order-flow-counter';
+import type { InstanceMetrics } from './service-metrics';
+
+const GROUPS = {
+  order: 'g-order',
+  payment: 'g-payment',
+  inventory: 'g-inventory',
+  email: 'g-email',
+  analytics: 'g-analytics',
+};
+
+/** A broker of two partitions per topic whose offsets the test moves. */
+function fakeAdmin(state: { highs: Record<string, number>; committed: Record<string, number> }) {
+  const admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'> = {
+    fetchTopicOffsets: (topic: string) =>
+      Promise.resolve(
+        [0, 1].map((partition) => ({
+          partition,
+          offset: String(state.highs[topic] ?? 0),
+          high: String(state.highs[topic] ?? 0),
+          low: '0',
+        })),
+      ),
+    fetchOffsets: ({ groupId, topics }: { groupId: string; topics?: string[] }) =>
+      Promise.resolve(
+        (topics ?? []).map((topic) => ({
+          topic,
+          partitions: [0, 1].map((partition) => ({
+            partition,
+            offset: String(state.committed[`${groupId} ${topic}`] ?? -1),
+            metadata: null,
+          })),
+        })),
+      ),
+  };
+  return admin;
+}
+
+const instance = (over: Partial<InstanceMetrics>): InstanceMetrics => ({
+  service: 'payment',
+  url: 'http://payment',
+  up: true,
+  error: undefined,
+  eventsPerSecond: undefined,
+  lag: [],
+  outboxBacklog: 3,
+  deadLetterDepth: 1,
+  cpuSeconds: 10,
+  rssBytes: 50 * 2 ** 20,
+  transactionEventsSum: 100,
+  transactionEventsCount: 10,
+  ...over,
+});
+
+describe('FlowSampler', () => {
+  it('turns offsets and /metrics into rates, lag per group and a stall once a group stops moving', async () => {
+    const state = {
+      highs: { 't.orders': 10 },
+      committed: { 'g-payment t.orders': 10 } as Record<string, number>,
+    };
+    let scraped: InstanceMetrics[] = [instance({})];
+    let now = 0;
+    const intervals: OrderFlowInterval[] = [
+      { placed: 0, terminal: 0, e2eMs: [] },
+      { placed: 20, terminal: 10, e2eMs: [100, 200, 900] },
+    ];
+    const sampler = new FlowSampler(
+      fakeAdmin(state),
+      { scrapeAll: () => Promise.resolve(scraped) },
+      { take: () => intervals.shift() ?? { placed: 0, terminal: 0, e2eMs: [] } },
+      { prefix: 't.', groups: GROUPS, intervalMs: 5_000, historyPoints: 3 },
+      undefined,
+      () => now,
+    );
+    const first = await sampler.sample();
+    expect(first.topics.orders).toEqual({ high: 20, perSecond: null });
+    expect(first.groups.payment).toMatchObject({ group: 'g-payment', lag: 0, stalled: false });
+    // email has never committed: its lag counts from the log's start.
+    expect(first.groups.email.lag).toBe(20);
+
+    now = 5_000;
+    state.highs['t.orders'] = 35; // 50 more records over two partitions
+    state.committed['g-payment t.orders'] = 20; // payment read 20 of them
+    scraped = [instance({ cpuSeconds: 11, transactionEventsSum: 160, transactionEventsCount: 14 })];
+    const second = await sampler.sample();
+    expect(second.topics.orders?.perSecond).toBe(10);
+    expect(second.groups.payment.byTopic.orders).toEqual({ lag: 30, perSecond: 4 });
+    expect(second.placedPerSecond).toBe(4);
+    expect(second.terminalPerSecond).toBe(2);
+    expect(second.e2eP50Ms).toBe(200);
+    expect(second.e2eP99Ms).toBe(900);
+    expect(second.services.payment).toMatchObject({
+      instances: 1,
+      up: 1,
+      outboxBacklog: 3,
+      deadLetters: 1,
+      cpuPercent: 20,
+      rssBytes: 50 * 2 ** 20,
+      eventsPerTransaction: 15,
+    });
+    expect(second.groups.payment).toMatchObject({ stalled: false, growing: false }); // one rise only
+
+    now = 10_000;
+    state.highs['t.orders'] = 45;
+    scraped = [instance({ up: false, cpuSeconds: undefined })];
+    const third = await sampler.sample();
+    expect(third.groups.payment).toMatchObject({ lag: 50, stalled: true, growing: true });
+    expect(third.services.payment).toMatchObject({ instances: 1, up: 0, cpuPercent: null });
+
+    now = 15_000;
+    state.highs['t.orders'] = 60;
+    expect((await sampler.sample()).groups.payment).toMatchObject({ lag: 80, stalled: true, growing: true });
+    expect(sampler.history.size).toBe(3); // capped
+  });
+
+  it('samples once at start and then every interval, until stopped', async () => {
+    let samples = 0;
+    const sampler = new FlowSampler(
+      fakeAdmin({ highs: {}, committed: {} }),
+      { scrapeAll: () => Promise.resolve([]) },
+      { take: () => ({ placed: samples++, terminal: 0, e2eMs: [] }) },
+      { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
+    );
+    sampler.start();
+    await sampler.stop();
+    expect(samples).toBe(1);
+    expect(sampler.latest()).toBeDefined();
+  });
+});
