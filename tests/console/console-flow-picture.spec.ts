@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineUnderTest, SERVICES } from '../e2e/pipeline.harness';
 import { cpuTimeMs } from '../support/proc-cpu';
 import { eventually } from '../support/processes';
-import { launchBrowser, screenshot, startConsole, type ConsoleUnderTest } from './console.harness';
+import {
+  launchBrowser,
+  screenshot,
+  serviceGroupEnv,
+  startConsole,
+  type ConsoleUnderTest,
+} from './console.harness';
 
 const SAMPLE_MS = 2_000;
 const ORDERS_PER_SECOND = 5;
@@ -35,9 +41,7 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
       env: {
         CONSOLE_SAMPLE_INTERVAL_MS: String(SAMPLE_MS),
         CONSOLE_MAX_STREAMS: '2',
-        ...Object.fromEntries(
-          SERVICES.map((name) => [`${name.toUpperCase()}_SERVICE_GROUP`, pipeline.service(name).group]),
-        ),
+        ...serviceGroupEnv(SERVICES, (name) => pipeline.service(name).group),
       },
     });
     browser = await launchBrowser();

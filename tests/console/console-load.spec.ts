@@ -6,10 +6,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineUnderTest, SERVICES } from '../e2e/pipeline.harness';
 import { eventually } from '../support/processes';
-import { CONSUMED_TOPICS } from '../support/service-harness';
 import {
   launchBrowser,
   screenshot,
+  serviceGroupEnv,
   signIn,
   startConsole,
   TOKEN,
@@ -39,13 +39,11 @@ describe('console: a load run from the Load page, against the real pipeline', ()
     reportDir = await mkdtemp(join(tmpdir(), 'console-load-'));
     pipeline = await PipelineUnderTest.start('e2e.console-load');
     // The lag the run samples is that of this pipeline's own (uniquely named) groups.
-    const groups = SERVICES.map(
-      (name) => `${pipeline.service(name).group}=${CONSUMED_TOPICS[name].join('+')}`,
-    ).join(',');
+    const groups = serviceGroupEnv(SERVICES, (name) => pipeline.service(name).group);
     consoleApp = await startConsole({
       prefix: pipeline.prefix,
       services: Object.fromEntries(SERVICES.map((name) => [name, [pipeline.service(name).baseUrl]])),
-      env: { CONSOLE_REPORT_DIR: reportDir, CONSOLE_LOAD_GROUPS: groups },
+      env: { CONSOLE_REPORT_DIR: reportDir, ...groups },
     });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });

@@ -29,6 +29,13 @@ export interface StartConsoleOptions {
   readonly env?: Record<string, string>;
 }
 
+/** The `<SERVICE>_SERVICE_GROUP` variables naming a test pipeline's (uniquely named) groups. */
+export const serviceGroupEnv = (
+  services: readonly ServiceName[],
+  groupOf: (service: ServiceName) => string,
+): Record<string, string> =>
+  Object.fromEntries(services.map((name) => [`${name.toUpperCase()}_SERVICE_GROUP`, groupOf(name)]));
+
 export async function startConsole(options: StartConsoleOptions): Promise<ConsoleUnderTest> {
   const port = await freePort();
   const group = uniqueName('console.group');

@@ -1,6 +1,5 @@
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import { resolve } from 'node:path';
-import { DefaultGroups, LoadConfigError, parseGroups } from '@pipeline/load';
 import { defaultGroupId, parseBrokerList } from '@pipeline/messaging';
 import { z } from 'zod';
 
@@ -39,21 +38,6 @@ const serviceUrlFields = Object.fromEntries(
     urlList(`http://127.0.0.1:${DEFAULT_PORTS[name]}`),
   ]),
 ) as Record<`${Uppercase<ServiceName>}_SERVICE_URL`, ReturnType<typeof urlList>>;
-
-/** `group=topic+topic,...`, as loadgen's --groups; the five services' groups when unset. */
-const loadGroups = z
-  .string()
-  .optional()
-  .transform((text, context): Readonly<Record<string, readonly string[]>> => {
-    if (text === undefined || text.trim() === '') return DefaultGroups;
-    try {
-      return parseGroups(text);
-    } catch (error) {
-      if (!(error instanceof LoadConfigError)) throw error;
-      context.addIssue({ code: 'custom', message: error.message.replace(/^--groups: /, '') });
-      return z.NEVER;
-    }
-  });
 
 /** Each service's consumer group, whose lag the picture draws: the services' own default. */
 const serviceGroupFields = Object.fromEntries(
@@ -113,8 +97,6 @@ export const consoleConfigSchema = z
     TRACE_UI_KIND: z.enum(['zipkin', 'jaeger']).default('zipkin'),
     /** Where the Load page writes its JSON and HTML reports (relative to the working directory). */
     CONSOLE_REPORT_DIR: z.string().min(1).default('reports/loadgen'),
-    /** The consumer groups whose lag a load run samples, and the topics each consumes. */
-    CONSOLE_LOAD_GROUPS: loadGroups,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     ...serviceUrlFields,
     ...serviceGroupFields,
@@ -153,7 +135,7 @@ export const consoleConfigSchema = z
       apiUrl: env.TRACE_UI_URL,
       publicUrl: env.TRACE_UI_PUBLIC_URL ?? env.TRACE_UI_URL,
     },
-    load: { reportDir: resolve(env.CONSOLE_REPORT_DIR), groups: env.CONSOLE_LOAD_GROUPS },
+    load: { reportDir: resolve(env.CONSOLE_REPORT_DIR) },
     logLevel: env.LOG_LEVEL,
   }));
 

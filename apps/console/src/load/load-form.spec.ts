@@ -44,11 +44,12 @@ describe('the Load form', () => {
   });
 });
 
-describe('CONSOLE_LOAD_GROUPS', () => {
-  it('names the groups whose lag a run samples, in loadgen’s --groups syntax', () => {
-    expect(loadConsoleConfig({ CONSOLE_LOAD_GROUPS: 'a=orders+payments' }).load.groups).toEqual({
-      a: ['orders', 'payments'],
-    });
-    expect(() => loadConsoleConfig({ CONSOLE_LOAD_GROUPS: 'a' })).toThrow(/CONSOLE_LOAD_GROUPS: "a" is not/);
+describe('the lag a run samples', () => {
+  it('is that of the groups the flow page draws, over the topics each consumes', () => {
+    const config = loadConsoleConfig({ PAYMENT_SERVICE_GROUP: 'payments-blue' });
+    const { groups } = loadConfigOf(parseLoadForm({ rate: '5', duration: '3' }), config);
+    expect(groups['payments-blue']).toEqual(['orders', 'inventory']);
+    expect(groups['order-service']).toEqual(['payments', 'inventory']);
+    expect(Object.keys(groups)).toHaveLength(5);
   });
 });

@@ -1,3 +1,4 @@
+import { ServiceNames } from '@pipeline/contracts';
 import {
   DefaultMix,
   DefaultTraceRatio,
@@ -8,6 +9,7 @@ import {
 } from '@pipeline/load';
 import { z } from 'zod';
 import type { ConsoleConfig } from '../config';
+import { consumedTopics } from '../flow/flow-topology';
 
 /** Bounds that keep one click from overrunning a laptop: the CLI has none, the page does. */
 export const LoadLimits = { maxRate: 1000, maxDurationSeconds: 3600, maxSteps: 20, maxStepSeconds: 600 };
@@ -74,6 +76,10 @@ export function arrivalModel(form: LoadFormInput): ArrivalModel {
     : { kind: 'stepped', steps: form.steps, stepSeconds: form.stepSeconds };
 }
 
+/** The services' groups (as the flow page names them) and the saga topics each consumes. */
+const serviceGroups = (config: ConsoleConfig): Record<string, readonly string[]> =>
+  Object.fromEntries(ServiceNames.map((service) => [config.groups[service], consumedTopics(service)]));
+
 /** The run the form asks for, against the pipeline this console watches. */
 export function loadConfigOf(form: LoadFormInput, config: ConsoleConfig): LoadConfig {
   return {
@@ -87,7 +93,7 @@ export function loadConfigOf(form: LoadFormInput, config: ConsoleConfig): LoadCo
     traceRatio: form.traceRatio,
     kafkaBrokers: config.kafka.brokers,
     topicPrefix: config.kafka.topicPrefix,
-    groups: config.load.groups,
+    groups: serviceGroups(config),
     lagIntervalMs: 2000,
     drainSeconds: 30,
     checkEmails: false,
