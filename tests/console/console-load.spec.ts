@@ -5,6 +5,7 @@ import type { LoadReport } from '@pipeline/load';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PipelineUnderTest, SERVICES } from '../e2e/pipeline.harness';
+import { testKafka } from '../support/kafka';
 import { eventually } from '../support/processes';
 import {
   launchBrowser,
@@ -28,6 +29,17 @@ const numberIn = async (page: Page, selector: string): Promise<number> =>
   Number.parseFloat((await page.locator(selector).textContent()) ?? 'NaN');
 
 // The five services and the console on one prefix; the console's Load page drives that pipeline.
+/** Every consumer group the broker lists now. */
+async function groupIds(): Promise<string[]> {
+  const admin = testKafka().admin();
+  await admin.connect();
+  try {
+    return (await admin.listGroups()).groups.map((group) => group.groupId);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 describe('console: a load run from the Load page, against the real pipeline', () => {
   let pipeline: PipelineUnderTest;
   let consoleApp: ConsoleUnderTest;
@@ -85,6 +97,8 @@ describe('console: a load run from the Load page, against the real pipeline', ()
     const report = JSON.parse(await readFile(join(reportDir, `${name}.json`), 'utf8')) as LoadReport;
     expect(report.totals).toMatchObject({ placed, lost: 0, duplicated: 0, completed: placed });
     expect(report.stopped).toBeUndefined();
+    // The run's own consumer group on `orders` leaves nothing behind for the groups page.
+    await expect(groupIds()).resolves.not.toContain(report.consumerGroup);
 
     // The HTML report renders with its inline styles and charts under its own CSP.
     const violations: string[] = [];

@@ -30,7 +30,7 @@ export class TerminalWatcher {
   readonly topic: string;
 
   constructor(
-    kafka: Kafka,
+    private readonly kafka: Kafka,
     topicPrefix: string,
     private readonly onTerminal: (orderId: string, type: TerminalType) => void,
     readonly groupId = `loadgen-${randomUUID()}`,
@@ -72,7 +72,20 @@ export class TerminalWatcher {
     await joined;
   }
 
+  /**
+   * Leaves and deletes the run's group: it never resumes, and an empty group left behind would
+   * stay listed (Kafka drops an empty group without offsets only at its next retention check).
+   */
   async stop(): Promise<void> {
     await this.consumer.disconnect();
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      await admin.deleteGroups([this.groupId]);
+    } catch {
+      // Already gone (GROUP_ID_NOT_FOUND) or the broker is away: nothing a run should fail for.
+    } finally {
+      await admin.disconnect();
+    }
   }
 }
