@@ -14,7 +14,9 @@ const GROUPS = {
 
 /** A broker of two partitions per topic whose offsets the test moves. */
 function fakeAdmin(state: { highs: Record<string, number>; committed: Record<string, number> }) {
-  const admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'> = {
+  const admin: Pick<Admin, 'listTopics' | 'fetchTopicOffsets' | 'fetchOffsets'> = {
+    listTopics: () =>
+      Promise.resolve(['t.orders', 't.payments', 't.inventory', 'orders', 'payments', 'inventory']),
     fetchTopicOffsets: (topic: string) =>
       Promise.resolve(
         [0, 1].map((partition) => ({
@@ -128,5 +130,43 @@ describe('FlowSampler', () => {
     await sampler.stop();
     expect(samples).toBe(1);
     expect(sampler.latest()).toBeDefined();
+  });
+});
+
+describe('FlowSampler against a pipeline not there yet', () => {
+  it('reads a topic that does not exist as unknown without asking for its offsets', async () => {
+    const asked: string[] = [];
+    const sampler = new FlowSampler(
+      {
+        listTopics: () => Promise.resolve(['orders']),
+        fetchTopicOffsets: (topic: string) => {
+          asked.push(topic);
+          return Promise.resolve([{ partition: 0, offset: '4', high: '4', low: '0' }]);
+        },
+        fetchOffsets: () => Promise.resolve([]),
+      },
+      { scrapeAll: () => Promise.resolve([]) },
+      { take: () => ({ placed: 0, terminal: 0, e2eMs: [] }) },
+      { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
+    );
+    const sample = await sampler.sample();
+    expect(asked).toEqual(['orders']);
+    expect(sample.topics.orders?.high).toBe(4);
+    expect(sample.topics.payments?.high).toBeNull();
+  });
+
+  it('stops without waiting for a sample that hangs (a broker away)', async () => {
+    const sampler = new FlowSampler(
+      {
+        listTopics: () => new Promise<string[]>(() => undefined),
+        fetchTopicOffsets: () => Promise.resolve([]),
+        fetchOffsets: () => Promise.resolve([]),
+      },
+      { scrapeAll: () => Promise.resolve([]) },
+      { take: () => ({ placed: 0, terminal: 0, e2eMs: [] }) },
+      { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
+    );
+    sampler.start();
+    await expect(sampler.stop(50)).resolves.toBeUndefined();
   });
 });

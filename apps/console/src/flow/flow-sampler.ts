@@ -45,7 +45,7 @@ export class FlowSampler {
   private stopped = false;
 
   constructor(
-    private readonly admin: Pick<Admin, 'fetchTopicOffsets' | 'fetchOffsets'>,
+    private readonly admin: Pick<Admin, 'listTopics' | 'fetchTopicOffsets' | 'fetchOffsets'>,
     private readonly metrics: Pick<ServiceMetrics, 'scrapeAll'>,
     private readonly counter: Pick<OrderFlowCounter, 'take'>,
     private readonly options: FlowSamplerOptions,
@@ -67,10 +67,16 @@ export class FlowSampler {
     tick();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Waits for a sample in progress up to `waitMs`: with the broker away, kafkajs retries an admin
+   * call for tens of seconds, and a console asked to stop should not wait for a reading it drops.
+   */
+  async stop(waitMs = 2_000): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   latest(): FlowSample | undefined {
@@ -84,8 +90,14 @@ export class FlowSampler {
 
   async sample(): Promise<FlowSample> {
     const { prefix } = this.options;
+    // A topic not created yet is read as unknown at once: kafkajs would retry it for seconds.
+    const existing = new Set(await this.admin.listTopics().catch(() => []));
     const [offsets, committed, instances] = await Promise.all([
-      Promise.all(FLOW_TOPICS.map((topic) => this.topicOffsets(prefix + topic))),
+      Promise.all(
+        FLOW_TOPICS.map((topic) =>
+          existing.has(prefix + topic) ? this.topicOffsets(prefix + topic) : undefined,
+        ),
+      ),
       Promise.all(ServiceNames.map((service) => this.groupOffsets(service))),
       this.metrics.scrapeAll(),
     ]);
