@@ -1,4 +1,5 @@
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
+import { kafkaCliAvailability, requireKafkaCli } from '../kafka-cli/kafka-cli';
 import { LabResources } from '../lab/lab-resources';
 import { runBrokerLoss, type BrokerLossResult } from './broker-loss';
 import { clusterBrokers, clusterKafka, liveBrokers, START_CLUSTER_HOW_TO } from './cluster';
@@ -9,7 +10,6 @@ import {
   perfTable,
   type PerfPair,
 } from './durability-evidence';
-import { findKafkaTools } from './kafka-tools';
 import { runProducerPerf, type PerfResult } from './producer-perf';
 
 /**
@@ -32,19 +32,12 @@ export const durabilityExperiment: Experiment = {
     'The producer perf tool runs with linger.ms 0 and 20 and the ratio is measured. Where the three-node cluster is running ' +
     '(npm run kafka:cluster:start), a broker is killed during an acks=all run (replication factor 3, min.insync.replicas 2) ' +
     'and started again, and no acknowledged record is missing.',
-  availability: () => {
-    const lookup = findKafkaTools();
-    return Promise.resolve(
-      lookup.found ? { available: true } : { available: false, reason: lookup.reason, howTo: lookup.howTo },
-    );
-  },
+  availability: () => Promise.resolve(kafkaCliAvailability()),
   run: runDurability,
 };
 
 async function runDurability(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const lookup = findKafkaTools();
-  if (!lookup.found) throw new Error(`${lookup.reason}. ${lookup.howTo}`);
-  const { tools } = lookup;
+  const tools = requireKafkaCli();
   const lab = new LabResources(context);
   let perf: PerfResult[];
   try {
