@@ -168,17 +168,13 @@ async function untilCompacted(
   let probes = 0;
   const started = Date.now();
   const records = await waitFor(
+    `the log cleaner to compact ${topic}`,
     async () => {
       await producer.send({ topic, messages: [{ key: ROLL_KEY, value: `roll-${++probes}` }] });
       const log = await read();
       return done(log) ? log : undefined;
     },
-    {
-      signal: context.signal,
-      what: `the log cleaner to compact ${topic}`,
-      timeoutMs: 60_000,
-      intervalMs: 300,
-    },
+    { signal: context.signal, timeoutMs: 60_000, intervalMs: 300 },
   );
   context.step(`The cleaner compacted ${topic} after ${probes} probe(s), ${Date.now() - started} ms.`);
   return records;

@@ -6,7 +6,7 @@ import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { orderPlacedRecord } from '../lab/order-records';
 import { LabResources } from '../lab/lab-resources';
-import { waitFor } from '../lab/lab-wait';
+import { waitFor } from '../support/abortable';
 import { attemptsTable, deadLetterHeadersTable, deadLetterProblems } from './dead-letters-evidence';
 import { startRetryingConsumer, type FailedAttempt } from './retrying-consumer';
 

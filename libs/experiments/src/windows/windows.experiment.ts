@@ -9,7 +9,7 @@ import { decodeEnvelope } from '@pipeline/messaging';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { LabResources } from '../lab/lab-resources';
-import { waitFor } from '../lab/lab-wait';
+import { waitFor } from '../support/abortable';
 import { orderPlacedRecord } from '../lab/order-records';
 import { WindowState } from './window-state';
 import { lateTable, windowPhases, windowProblems, windowTable, type Phase } from './windows-scenario';
