@@ -2,7 +2,7 @@ import type { Admin, Producer } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { pause, waitFor } from '../support/abortable';
 import { brokerAvailability } from '../support/broker-availability';
-import { createLabTopic, removeLabResources } from '../support/lab-resources';
+import { LabResources, removedText } from '../support/lab-resources';
 import { assignmentEvidence, assignmentShape, decodeAssignment, formatShape } from './assignment-table';
 import { countDeliveries, countsEvidence, exactlyOnce, stageEvidence } from './delivery-counts';
 import { GroupMembers } from './group-members';
@@ -28,17 +28,18 @@ export const consumerGroupsExperiment: Experiment = {
 };
 
 async function runConsumerGroups(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const { kafka, namePrefix, signal } = context;
-  const topic = `${namePrefix}records`;
-  const groupId = `${namePrefix}group`;
+  const { kafka, signal } = context;
+  const lab = new LabResources(context);
+  const topic = lab.name('records');
+  const groupId = lab.name('group');
   let stage: string = STAGES[0].name;
   const members = new GroupMembers({ kafka, groupId, topic, stage: () => stage });
-  const admin = kafka.admin();
   const producer = kafka.producer();
+  lab.onCleanup(() => producer.disconnect());
   const published: string[] = [];
   try {
-    await admin.connect();
-    await createLabTopic(admin, { topic, numPartitions: PARTITIONS });
+    const admin = await lab.connectedAdmin();
+    await lab.createTopics([{ name: 'records', partitions: PARTITIONS }]);
     await producer.connect();
     context.step(`Created topic ${topic} with ${PARTITIONS} partitions; group ${groupId}.`);
 
@@ -121,13 +122,8 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
     };
   } finally {
     await members.stop();
-    await producer.disconnect().catch(() => undefined);
-    const removed = await removeLabResources(admin, namePrefix).catch(() => undefined);
-    await admin.disconnect().catch(() => undefined);
-    if (removed !== undefined)
-      context.step(
-        `Deleted ${[...removed.topics, ...removed.groups].join(' and ') || 'nothing (none found)'}.`,
-      );
+    const removed = await lab.cleanup().catch(() => undefined);
+    if (removed !== undefined) context.step(removedText(removed));
   }
 }
 

@@ -4,8 +4,8 @@ import { DEFAULT_RETRY, decodeEnvelope, headerValue } from '@pipeline/messaging'
 import { createServiceLogger } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
-import { orderPlacedRecord } from '../lab/order-records';
-import { LabResources } from '../lab/lab-resources';
+import { orderPlacedRecord } from '../support/order-records';
+import { LabResources } from '../support/lab-resources';
 import { waitFor } from '../support/abortable';
 import { attemptsTable, deadLetterHeadersTable, deadLetterProblems } from './dead-letters-evidence';
 import { startRetryingConsumer, type FailedAttempt } from './retrying-consumer';

@@ -1,6 +1,6 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type { ExperimentContext } from '../experiment';
-import type { LabResources } from '../lab/lab-resources';
+import type { LabResources } from '../support/lab-resources';
 import { waitFor } from '../support/abortable';
 import { clusterNode, liveBrokers } from './cluster';
 

@@ -1,6 +1,6 @@
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { kafkaCliAvailability, requireKafkaCli } from '../kafka-cli/kafka-cli';
-import { LabResources } from '../lab/lab-resources';
+import { LabResources } from '../support/lab-resources';
 import { runBrokerLoss, type BrokerLossResult } from './broker-loss';
 import { clusterBrokers, clusterKafka, liveBrokers, START_CLUSTER_HOW_TO } from './cluster';
 import {

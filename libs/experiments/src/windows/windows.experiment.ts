@@ -8,9 +8,9 @@ import {
 import { decodeEnvelope } from '@pipeline/messaging';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
-import { LabResources } from '../lab/lab-resources';
+import { LabResources } from '../support/lab-resources';
 import { waitFor } from '../support/abortable';
-import { orderPlacedRecord } from '../lab/order-records';
+import { orderPlacedRecord } from '../support/order-records';
 import { WindowState } from './window-state';
 import { lateTable, windowPhases, windowProblems, windowTable, type Phase } from './windows-scenario';
 
