@@ -116,3 +116,16 @@ export class LabResources {
     }
   }
 }
+
+/** Runs `use` with the run's resources and cleans them up afterwards, whatever `use` did. */
+export async function withLabResources<T>(
+  context: Pick<ExperimentContext, 'kafka' | 'namePrefix'>,
+  use: (lab: LabResources) => Promise<T>,
+): Promise<T> {
+  const lab = new LabResources(context);
+  try {
+    return await use(lab);
+  } finally {
+    await lab.cleanup();
+  }
+}
