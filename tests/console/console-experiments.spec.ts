@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Admin } from 'kafkajs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPERIMENTS, labResources, type Experiment } from '@pipeline/experiments';
+import { EXPERIMENTS, listLabResources, type Experiment } from '@pipeline/experiments';
 import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import {
@@ -70,7 +70,7 @@ describe('console: the Experiments page, in a real browser', () => {
       ).toBe(1);
       const prefix = (await section(experiment).locator('[data-field="prefix"]').textContent())!.trim();
       expect(prefix).toMatch(new RegExp(`^lab\\.${experiment.id}\\.[0-9a-f]{8}\\.$`));
-      await expect(labResources(admin, prefix)).resolves.toEqual({ topics: [], groups: [] });
+      await expect(listLabResources(admin, prefix)).resolves.toEqual({ topics: [], groups: [] });
       await screenshot(page, 'experiment-result');
     }, 90_000);
   }
@@ -109,12 +109,12 @@ describe('console: the Experiments page, in a real browser', () => {
     await expect(section(first).locator(`#verdict-${first.id}`).textContent()).resolves.toContain('Stopped');
     const prefix = (await section(first).locator('[data-field="prefix"]').textContent())!.trim();
     await eventually(
-      async () => ((await labResources(admin, prefix)).topics.length === 0 ? true : undefined),
+      async () => ((await listLabResources(admin, prefix)).topics.length === 0 ? true : undefined),
       {
         what: `nothing left under ${prefix}`,
       },
     );
-    await expect(labResources(admin, prefix)).resolves.toEqual({ topics: [], groups: [] });
+    await expect(listLabResources(admin, prefix)).resolves.toEqual({ topics: [], groups: [] });
     expect((await post('/experiments/stop', TOKEN)).status).toBe(409);
     expect((await post('/experiments/no-such-thing/run', TOKEN)).status).toBe(404);
     expect((await post('/experiments/Bad!Id/run', TOKEN)).status).toBe(400);
@@ -154,7 +154,7 @@ describe('console: the Experiments page, in a real browser', () => {
     expect(started.status).toBe(200);
     const { namePrefix } = (await started.json()) as { namePrefix: string };
     await eventually(
-      async () => ((await labResources(admin, namePrefix)).topics.length > 0 ? true : undefined),
+      async () => ((await listLabResources(admin, namePrefix)).topics.length > 0 ? true : undefined),
       {
         what: `the run's topic under ${namePrefix}`,
         intervalMs: 50,
@@ -162,6 +162,6 @@ describe('console: the Experiments page, in a real browser', () => {
     );
     await consoleApp.stop();
     await expect(consoleApp.process.exited).resolves.toBe(0);
-    await expect(labResources(admin, namePrefix)).resolves.toEqual({ topics: [], groups: [] });
+    await expect(listLabResources(admin, namePrefix)).resolves.toEqual({ topics: [], groups: [] });
   }, 60_000);
 });

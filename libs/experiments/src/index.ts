@@ -11,7 +11,7 @@ export {
   type KafkaCliTools,
 } from './kafka-cli/kafka-cli';
 export { partitionSize, type PartitionSizeQuery } from './kafka-cli/log-dirs';
-export { labPrefix, labResources, type LabResources } from './support/lab-resources';
+export { labPrefix, listLabResources, type LabResourceNames } from './support/lab-resources';
 export { compactionExperiment } from './compaction/compaction.experiment';
 export { consumerGroupsExperiment } from './consumer-groups/consumer-groups.experiment';
 export { deadLettersExperiment } from './dead-letters/dead-letters.experiment';

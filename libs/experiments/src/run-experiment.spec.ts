@@ -5,7 +5,7 @@ import { createKafka, parseBrokerList } from '@pipeline/messaging';
 import type { Experiment, ExperimentContext, ExperimentStep, ExperimentVerdict } from './experiment';
 import { runExperiment } from './run-experiment';
 import { pause } from './support/abortable';
-import { createLabTopic, labResources } from './support/lab-resources';
+import { LabResources, listLabResources } from './support/lab-resources';
 
 // The runner against the real broker, with fake experiments: what it adds around any experiment.
 const brokers = parseBrokerList(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092');
@@ -35,8 +35,9 @@ describe('runExperiment', () => {
     const experiment = fake(async (context) => {
       prefixes.push(context.namePrefix);
       context.step('one');
-      await createLabTopic(admin, { topic: `${context.namePrefix}t`, numPartitions: 1 });
-      await admin.deleteTopics({ topics: [`${context.namePrefix}t`] });
+      const lab = new LabResources(context);
+      await lab.createTopics([{ name: 't' }]);
+      await lab.cleanup();
       context.step('two', { kind: 'values', caption: 'c', entries: [['a', 'b']] });
       return passed;
     });
@@ -72,7 +73,7 @@ describe('runExperiment', () => {
   it('fails a run that leaves a topic behind, names it, and removes it', async () => {
     const run = await runExperiment(
       fake(async (context) => {
-        await createLabTopic(admin, { topic: `${context.namePrefix}forgotten`, numPartitions: 1 });
+        await new LabResources(context).createTopics([{ name: 'forgotten' }]);
         return passed;
       }),
       { kafka, brokers, leftoverGraceMs: 500 },
@@ -83,7 +84,7 @@ describe('runExperiment', () => {
       kind: 'table',
       rows: [['topic', `${run.namePrefix}forgotten`]],
     });
-    await expect(labResources(admin, run.namePrefix)).resolves.toEqual({ topics: [], groups: [] });
+    await expect(listLabResources(admin, run.namePrefix)).resolves.toEqual({ topics: [], groups: [] });
   });
 
   it('refuses a name prefix outside lab.', async () => {

@@ -7,7 +7,12 @@ import type {
   ExperimentStep,
   ExperimentVerdict,
 } from './experiment';
-import { labPrefix, labResources, removeLabResources, type LabResources } from './support/lab-resources';
+import {
+  labPrefix,
+  listLabResources,
+  removeLabResources,
+  type LabResourceNames,
+} from './support/lab-resources';
 
 export interface RunExperimentOptions {
   readonly kafka: Kafka;
@@ -102,7 +107,7 @@ export async function runExperiment(
   };
 }
 
-const isEmpty = (found: LabResources) => found.topics.length === 0 && found.groups.length === 0;
+const isEmpty = (found: LabResourceNames) => found.topics.length === 0 && found.groups.length === 0;
 
 async function verifyCleanup(
   options: RunExperimentOptions,
@@ -115,10 +120,10 @@ async function verifyCleanup(
     await admin.connect();
     // A deleted topic can linger in the broker's metadata for a moment: give it the grace period.
     const deadline = Date.now() + (options.leftoverGraceMs ?? 5_000);
-    let found = await labResources(admin, prefix);
+    let found = await listLabResources(admin, prefix);
     while (!isEmpty(found) && Date.now() < deadline) {
       await delay(250);
-      found = await labResources(admin, prefix);
+      found = await listLabResources(admin, prefix);
     }
     if (isEmpty(found)) {
       record(`Cleanup verified: no topic or group named ${prefix}* is left.`);

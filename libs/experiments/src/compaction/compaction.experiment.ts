@@ -4,7 +4,7 @@ import { kafkaCliAvailability } from '../kafka-cli/kafka-cli';
 import { partitionSize } from '../kafka-cli/log-dirs';
 import { waitFor } from '../support/abortable';
 import { brokerAvailability } from '../support/broker-availability';
-import { createLabTopic, removeLabResources } from '../support/lab-resources';
+import { LabResources, removedText } from '../support/lab-resources';
 import {
   compactedAfterTombstone,
   compactedToLatest,
@@ -50,17 +50,18 @@ export const compactionExperiment: Experiment = {
 };
 
 async function runCompaction(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const { kafka, brokers, namePrefix, signal } = context;
-  const topic = `${namePrefix}changelog`;
-  const readerGroup = `${namePrefix}reader`;
-  const admin = kafka.admin();
+  const { kafka, brokers, signal } = context;
+  const lab = new LabResources(context);
+  const topic = lab.name('changelog');
+  const readerGroup = lab.name('reader');
   const producer = kafka.producer();
-  const read = () => readLog(kafka, admin, topic, readerGroup, signal);
+  lab.onCleanup(() => producer.disconnect());
   const size = () => partitionSize({ brokers, topic, signal });
   try {
-    await admin.connect();
+    const admin = await lab.connectedAdmin();
+    const read = () => readLog(kafka, admin, topic, readerGroup, signal);
     // No segment.ms yet: all 100 records stay in the active segment, uncompacted, until measured.
-    await createLabTopic(admin, { topic, numPartitions: 1, configEntries: CLEANING });
+    await lab.createTopics([{ name: 'changelog', configEntries: CLEANING }]);
     await producer.connect();
     context.step(`Created compacted topic ${topic}.`, {
       kind: 'values',
@@ -144,13 +145,8 @@ async function runCompaction(context: ExperimentContext): Promise<ExperimentVerd
       ],
     };
   } finally {
-    await producer.disconnect().catch(() => undefined);
-    const removed = await removeLabResources(admin, namePrefix).catch(() => undefined);
-    await admin.disconnect().catch(() => undefined);
-    if (removed !== undefined)
-      context.step(
-        `Deleted ${[...removed.topics, ...removed.groups].join(' and ') || 'nothing (none found)'}.`,
-      );
+    const removed = await lab.cleanup().catch(() => undefined);
+    if (removed !== undefined) context.step(removedText(removed));
   }
 }
 
@@ -168,17 +164,13 @@ async function untilCompacted(
   let probes = 0;
   const started = Date.now();
   const records = await waitFor(
+    `the log cleaner to compact ${topic}`,
     async () => {
       await producer.send({ topic, messages: [{ key: ROLL_KEY, value: `roll-${++probes}` }] });
       const log = await read();
       return done(log) ? log : undefined;
     },
-    {
-      signal: context.signal,
-      what: `the log cleaner to compact ${topic}`,
-      timeoutMs: 60_000,
-      intervalMs: 300,
-    },
+    { signal: context.signal, timeoutMs: 60_000, intervalMs: 300 },
   );
   context.step(`The cleaner compacted ${topic} after ${probes} probe(s), ${Date.now() - started} ms.`);
   return records;

@@ -36,9 +36,8 @@ export async function readLog(
       },
     });
     // The last offset of a log is never compacted away (it is in the active segment).
-    await waitFor(() => Promise.resolve(last + 1 >= high ? true : undefined), {
+    await waitFor(`reading ${topic} up to offset ${high}`, () => (last + 1 >= high ? true : undefined), {
       signal,
-      what: `reading ${topic} up to offset ${high}`,
       timeoutMs: 20_000,
       intervalMs: 20,
     });

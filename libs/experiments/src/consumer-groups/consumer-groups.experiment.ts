@@ -2,7 +2,7 @@ import type { Admin, Producer } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { pause, waitFor } from '../support/abortable';
 import { brokerAvailability } from '../support/broker-availability';
-import { createLabTopic, removeLabResources } from '../support/lab-resources';
+import { LabResources, removedText } from '../support/lab-resources';
 import { assignmentEvidence, assignmentShape, decodeAssignment, formatShape } from './assignment-table';
 import { countDeliveries, countsEvidence, exactlyOnce, stageEvidence } from './delivery-counts';
 import { GroupMembers } from './group-members';
@@ -28,17 +28,18 @@ export const consumerGroupsExperiment: Experiment = {
 };
 
 async function runConsumerGroups(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const { kafka, namePrefix, signal } = context;
-  const topic = `${namePrefix}records`;
-  const groupId = `${namePrefix}group`;
+  const { kafka, signal } = context;
+  const lab = new LabResources(context);
+  const topic = lab.name('records');
+  const groupId = lab.name('group');
   let stage: string = STAGES[0].name;
   const members = new GroupMembers({ kafka, groupId, topic, stage: () => stage });
-  const admin = kafka.admin();
   const producer = kafka.producer();
+  lab.onCleanup(() => producer.disconnect());
   const published: string[] = [];
   try {
-    await admin.connect();
-    await createLabTopic(admin, { topic, numPartitions: PARTITIONS });
+    const admin = await lab.connectedAdmin();
+    await lab.createTopics([{ name: 'records', partitions: PARTITIONS }]);
     await producer.connect();
     context.step(`Created topic ${topic} with ${PARTITIONS} partitions; group ${groupId}.`);
 
@@ -62,6 +63,7 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
       }
       await Promise.all(joining);
       const assignment = await waitFor(
+        `${target.members} members assigned ${formatShape(target.shape)}`,
         async () => {
           const { groups } = await admin.describeGroups([groupId]);
           const group = groups[0];
@@ -69,18 +71,14 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
           const decoded = decodeAssignment(group, topic, members.labels);
           return formatShape(assignmentShape(decoded)) === formatShape(target.shape) ? decoded : undefined;
         },
-        {
-          signal,
-          what: `${target.members} members assigned ${formatShape(target.shape)}`,
-          timeoutMs: 40_000,
-        },
+        { signal, timeoutMs: 40_000, intervalMs: 250 },
       );
       // Let the stage's records be consumed by its members before the next stage changes the group.
-      await waitFor(() => Promise.resolve(members.deliveries.length >= published.length || undefined), {
-        signal,
-        what: `the ${published.length} records published so far to be consumed`,
-        timeoutMs: 20_000,
-      }).catch((error: unknown) => {
+      await waitFor(
+        `the ${published.length} records published so far to be consumed`,
+        () => members.deliveries.length >= published.length || undefined,
+        { signal, timeoutMs: 20_000, intervalMs: 250 },
+      ).catch((error: unknown) => {
         if (signal.aborted) throw error;
       });
       const table = assignmentEvidence(`Assignment with ${target.name}`, assignment);
@@ -90,8 +88,9 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
 
     // Missing records are evidence, not an error: on a timeout the verdict names them.
     await waitFor(
-      () => Promise.resolve(countDeliveries(published, members.deliveries).distinct >= RECORDS || undefined),
-      { signal, what: `${RECORDS} records consumed`, timeoutMs: 30_000 },
+      `${RECORDS} records consumed`,
+      () => countDeliveries(published, members.deliveries).distinct >= RECORDS || undefined,
+      { signal, timeoutMs: 30_000, intervalMs: 250 },
     ).catch((error: unknown) => {
       if (signal.aborted) throw error;
     });
@@ -123,13 +122,8 @@ async function runConsumerGroups(context: ExperimentContext): Promise<Experiment
     };
   } finally {
     await members.stop();
-    await producer.disconnect().catch(() => undefined);
-    const removed = await removeLabResources(admin, namePrefix).catch(() => undefined);
-    await admin.disconnect().catch(() => undefined);
-    if (removed !== undefined)
-      context.step(
-        `Deleted ${[...removed.topics, ...removed.groups].join(' and ') || 'nothing (none found)'}.`,
-      );
+    const removed = await lab.cleanup().catch(() => undefined);
+    if (removed !== undefined) context.step(removedText(removed));
   }
 }
 
@@ -141,11 +135,12 @@ async function groupState(admin: Admin, groupId: string): Promise<string> {
 /** The state once the rebalance is seen (it can be too short to see: then the current state). */
 async function rebalanceStarted(admin: Admin, groupId: string, signal: AbortSignal): Promise<string> {
   return waitFor(
+    'the rebalance to begin',
     async () => {
       const state = await groupState(admin, groupId);
       return REBALANCING.has(state) ? state : undefined;
     },
-    { signal, what: 'the rebalance to begin', timeoutMs: 10_000, intervalMs: 20 },
+    { signal, timeoutMs: 10_000, intervalMs: 20 },
   ).catch(() => groupState(admin, groupId));
 }
 

@@ -4,9 +4,9 @@ import { DEFAULT_RETRY, decodeEnvelope, headerValue } from '@pipeline/messaging'
 import { createServiceLogger } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
-import { orderPlacedRecord } from '../lab/order-records';
-import { LabResources } from '../lab/lab-resources';
-import { waitFor } from '../lab/lab-wait';
+import { orderPlacedRecord } from '../support/order-records';
+import { withLabResources, type LabResources } from '../support/lab-resources';
+import { waitFor } from '../support/abortable';
 import { attemptsTable, deadLetterHeadersTable, deadLetterProblems } from './dead-letters-evidence';
 import { startRetryingConsumer, type FailedAttempt } from './retrying-consumer';
 
@@ -24,17 +24,8 @@ export const deadLettersExperiment: Experiment = {
     'original_topic, original_offset and error; the DLT logger writes a WARN line; the next record on the partition ' +
     'is processed and the committed offset is past the poison record; replayed after the fix, it is processed.',
   availability: () => Promise.resolve({ available: true }),
-  run: runDeadLetters,
+  run: (context) => withLabResources(context, (lab) => deadLetters(context, lab)),
 };
-
-async function runDeadLetters(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const lab = new LabResources(context);
-  try {
-    return await deadLetters(context, lab);
-  } finally {
-    await lab.cleanup();
-  }
-}
 
 async function deadLetters(context: ExperimentContext, lab: LabResources): Promise<ExperimentVerdict> {
   const { signal } = context;

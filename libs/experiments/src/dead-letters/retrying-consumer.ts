@@ -8,7 +8,7 @@ import {
   type ErrorClass,
   type RetryOptions,
 } from '@pipeline/messaging';
-import { abortableSleep } from '../lab/lab-wait';
+import { pause } from '../support/abortable';
 
 export interface FailedAttempt {
   readonly offset: string;
@@ -99,7 +99,7 @@ export async function startRetryingConsumer(
         }
         const backoffMs = backoffDelay(attempt, retry);
         options.onFailedAttempt({ offset: message.offset, attempt, error, errorClass, backoffMs });
-        const slept = await abortableSleep(backoffMs, signal).then(
+        const slept = await pause(backoffMs, signal).then(
           () => true,
           () => false,
         );

@@ -1,7 +1,7 @@
 import type { Kafka, Producer } from 'kafkajs';
 import type { ExperimentContext } from '../experiment';
-import type { LabResources } from '../lab/lab-resources';
-import { waitFor } from '../lab/lab-wait';
+import type { LabResources } from '../support/lab-resources';
+import { waitFor } from '../support/abortable';
 import { clusterNode, liveBrokers } from './cluster';
 
 export interface BrokerLossResult {

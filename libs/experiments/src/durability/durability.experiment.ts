@@ -1,5 +1,6 @@
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
-import { LabResources } from '../lab/lab-resources';
+import { kafkaCliAvailability, requireKafkaCli, type KafkaCliTools } from '../kafka-cli/kafka-cli';
+import { withLabResources, type LabResources } from '../support/lab-resources';
 import { runBrokerLoss, type BrokerLossResult } from './broker-loss';
 import { clusterBrokers, clusterKafka, liveBrokers, START_CLUSTER_HOW_TO } from './cluster';
 import {
@@ -9,7 +10,6 @@ import {
   perfTable,
   type PerfPair,
 } from './durability-evidence';
-import { findKafkaTools } from './kafka-tools';
 import { runProducerPerf, type PerfResult } from './producer-perf';
 
 /**
@@ -32,47 +32,13 @@ export const durabilityExperiment: Experiment = {
     'The producer perf tool runs with linger.ms 0 and 20 and the ratio is measured. Where the three-node cluster is running ' +
     '(npm run kafka:cluster:start), a broker is killed during an acks=all run (replication factor 3, min.insync.replicas 2) ' +
     'and started again, and no acknowledged record is missing.',
-  availability: () => {
-    const lookup = findKafkaTools();
-    return Promise.resolve(
-      lookup.found ? { available: true } : { available: false, reason: lookup.reason, howTo: lookup.howTo },
-    );
-  },
+  availability: () => Promise.resolve(kafkaCliAvailability()),
   run: runDurability,
 };
 
 async function runDurability(context: ExperimentContext): Promise<ExperimentVerdict> {
-  const lookup = findKafkaTools();
-  if (!lookup.found) throw new Error(`${lookup.reason}. ${lookup.howTo}`);
-  const { tools } = lookup;
-  const lab = new LabResources(context);
-  let perf: PerfResult[];
-  try {
-    const [topic] = await lab.createTopics([{ name: 'perf' }]);
-    if (topic === undefined) throw new Error('topic not created');
-    context.step(`Created ${topic} (1 partition) on ${context.brokers.join(',')}.`);
-    perf = [];
-    for (const pair of PERF_PAIRS)
-      for (const lingerMs of [0, 20]) {
-        context.step(
-          `Producer perf tool, ${pair.label}: ${pair.records} records of ${pair.recordBytes} B, acks=all, linger.ms=${lingerMs} ...`,
-        );
-        const result = await runProducerPerf(tools, {
-          topic,
-          bootstrap: context.brokers.join(','),
-          records: pair.records,
-          recordBytes: pair.recordBytes,
-          throughput: pair.throughput,
-          lingerMs,
-          signal: context.signal,
-        });
-        perf.push(result);
-        context.step(result.summaryLine);
-      }
-    context.step('linger.ms 0 against 20:', perfTable(perf));
-  } finally {
-    await lab.cleanup();
-  }
+  const tools = requireKafkaCli();
+  const perf = await withLabResources(context, (lab) => runPerfPairs(context, tools, lab));
 
   context.signal.throwIfAborted();
   const brokers = clusterBrokers();
@@ -89,16 +55,14 @@ async function runDurability(context: ExperimentContext): Promise<ExperimentVerd
     context.step(clusterNote);
   } else {
     context.step(`The three-node cluster answers at ${brokers.join(',')} (nodes ${live.join(', ')}).`);
-    const clusterLab = new LabResources({ kafka: cluster, namePrefix: context.namePrefix });
-    try {
-      loss = await runBrokerLoss(context, cluster, clusterLab, tools.kafkaSh);
-      context.step(
-        `Read back ${loss.read} records; ${loss.missing.length} of ${loss.acknowledged} acknowledged are missing.`,
-        brokerLossEvidence(loss),
-      );
-    } finally {
-      await clusterLab.cleanup();
-    }
+    const { kafkaSh } = tools;
+    loss = await withLabResources({ kafka: cluster, namePrefix: context.namePrefix }, (clusterLab) =>
+      runBrokerLoss(context, cluster, clusterLab, kafkaSh),
+    );
+    context.step(
+      `Read back ${loss.read} records; ${loss.missing.length} of ${loss.acknowledged} acknowledged are missing.`,
+      brokerLossEvidence(loss),
+    );
   }
 
   const problems = durabilityProblems(perf, PERF_PAIRS, loss);
@@ -122,6 +86,37 @@ async function runDurability(context: ExperimentContext): Promise<ExperimentVerd
           : `${measured}. Broker loss not run: start the three-node cluster with npm run kafka:cluster:start.`,
     evidence,
   };
+}
+
+/** Each pair with linger.ms 0 and 20, on a topic of the run. */
+async function runPerfPairs(
+  context: ExperimentContext,
+  tools: KafkaCliTools,
+  lab: LabResources,
+): Promise<PerfResult[]> {
+  const [topic] = await lab.createTopics([{ name: 'perf' }]);
+  if (topic === undefined) throw new Error('topic not created');
+  context.step(`Created ${topic} (1 partition) on ${context.brokers.join(',')}.`);
+  const perf: PerfResult[] = [];
+  for (const pair of PERF_PAIRS)
+    for (const lingerMs of [0, 20]) {
+      context.step(
+        `Producer perf tool, ${pair.label}: ${pair.records} records of ${pair.recordBytes} B, acks=all, linger.ms=${lingerMs} ...`,
+      );
+      const result = await runProducerPerf(tools, {
+        topic,
+        bootstrap: context.brokers.join(','),
+        records: pair.records,
+        recordBytes: pair.recordBytes,
+        throughput: pair.throughput,
+        lingerMs,
+        signal: context.signal,
+      });
+      perf.push(result);
+      context.step(result.summaryLine);
+    }
+  context.step('linger.ms 0 against 20:', perfTable(perf));
+  return perf;
 }
 
 const ratioText = (ratios: Evidence): string =>

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { KafkaTools } from './kafka-tools';
+import { kafkaToolCommand, type KafkaCliTools } from '../kafka-cli/kafka-cli';
 
 export interface PerfRun {
   readonly topic: string;
@@ -31,28 +31,28 @@ export interface PerfResult {
 const MAIN = 'org.apache.kafka.tools.ProducerPerformance';
 
 /** One run of Kafka's producer perf tool (acks=all), as infra/bin/kafka-producer-perf-test.sh runs it. */
-export function runProducerPerf(tools: KafkaTools, run: PerfRun): Promise<PerfResult> {
-  const args = [
-    // The wrapper's heap; full JIT, since the fast-start options of the other tools skew numbers.
-    '-Xmx512m',
-    ...(tools.log4jConfig ? [`-Dlog4j2.configurationFile=${tools.log4jConfig}`] : []),
-    '-cp',
-    `${tools.libs}/*`,
+export function runProducerPerf(tools: KafkaCliTools, run: PerfRun): Promise<PerfResult> {
+  const args = kafkaToolCommand(
+    tools,
     MAIN,
-    '--topic',
-    run.topic,
-    '--num-records',
-    String(run.records),
-    '--record-size',
-    String(run.recordBytes),
-    '--throughput',
-    String(run.throughput),
-    '--print-metrics',
-    '--producer-props',
-    `bootstrap.servers=${run.bootstrap}`,
-    'acks=all',
-    `linger.ms=${run.lingerMs}`,
-  ];
+    [
+      '--topic',
+      run.topic,
+      '--num-records',
+      String(run.records),
+      '--record-size',
+      String(run.recordBytes),
+      '--throughput',
+      String(run.throughput),
+      '--print-metrics',
+      '--producer-props',
+      `bootstrap.servers=${run.bootstrap}`,
+      'acks=all',
+      `linger.ms=${run.lingerMs}`,
+    ],
+    // The wrapper's heap; full JIT, since the fast-start options of the other tools skew numbers.
+    ['-Xmx512m'],
+  );
   return new Promise((resolve, reject) => {
     run.signal.throwIfAborted();
     const child = spawn(tools.java, args, { stdio: ['ignore', 'pipe', 'pipe'] });

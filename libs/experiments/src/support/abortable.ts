@@ -1,22 +1,10 @@
-/** Thrown when the run's signal aborts a wait: the experiment stops and cleans up. */
-export class ExperimentStoppedError extends Error {
-  constructor() {
-    super('stopped before the criterion was decided');
-    this.name = 'ExperimentStoppedError';
-  }
-}
-
-export function throwIfStopped(signal: AbortSignal): void {
-  if (signal.aborted) throw new ExperimentStoppedError();
-}
-
-/** Waits `ms`, or less when the signal aborts (then it throws). */
+/** Waits `ms`, or rejects with the signal's reason as soon as the run is stopped. */
 export function pause(ms: number, signal: AbortSignal): Promise<void> {
-  throwIfStopped(signal);
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(abortReason(signal));
     const onAbort = () => {
       clearTimeout(timer);
-      reject(new ExperimentStoppedError());
+      reject(abortReason(signal));
     };
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort);
@@ -28,18 +16,25 @@ export function pause(ms: number, signal: AbortSignal): Promise<void> {
 
 export interface WaitOptions {
   readonly signal: AbortSignal;
-  /** What is awaited, for the timeout's message. */
-  readonly what: string;
   readonly timeoutMs?: number;
   readonly intervalMs?: number;
 }
 
-/** Polls `probe` until it returns a value (not undefined); throws on timeout or abort. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, options: WaitOptions): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+/**
+ * Polls `probe` until it returns a value (not undefined): an experiment waits on a condition it
+ * can observe (an offset committed, a record read), never a fixed time. A probe that throws is
+ * asked again (a broker may be restarting); the timeout's message names the last error. Stops at
+ * once when the run is stopped.
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  { signal, timeoutMs = 20_000, intervalMs = 100 }: WaitOptions,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
-    throwIfStopped(options.signal);
+    signal.throwIfAborted();
     try {
       const value = await probe();
       if (value !== undefined) return value;
@@ -48,8 +43,14 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, options: W
     }
     if (Date.now() > deadline) {
       const cause = last instanceof Error ? ` (last error: ${last.message})` : '';
-      throw new Error(`timed out waiting for ${options.what}${cause}`);
+      throw new Error(`gave up after ${timeoutMs / 1000} s waiting for ${what}${cause}`);
     }
-    await pause(options.intervalMs ?? 250, options.signal);
+    await pause(intervalMs, signal);
   }
 }
+
+/** The signal's reason when it is an Error (AbortController's default is an AbortError DOMException). */
+const abortReason = (signal: AbortSignal): Error =>
+  signal.reason instanceof Error
+    ? signal.reason
+    : new DOMException('The experiment was stopped', 'AbortError');

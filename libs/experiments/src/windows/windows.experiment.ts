@@ -8,9 +8,9 @@ import {
 import { decodeEnvelope } from '@pipeline/messaging';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
-import { LabResources } from '../lab/lab-resources';
-import { waitFor } from '../lab/lab-wait';
-import { orderPlacedRecord } from '../lab/order-records';
+import { withLabResources, type LabResources } from '../support/lab-resources';
+import { waitFor } from '../support/abortable';
+import { orderPlacedRecord } from '../support/order-records';
 import { WindowState } from './window-state';
 import { lateTable, windowPhases, windowProblems, windowTable, type Phase } from './windows-scenario';
 
@@ -27,14 +27,7 @@ export const windowsExperiment: Experiment = {
     'Orders for customer A ×3 and B ×2 within 5 minutes give A:3, B:2; an event with an old timestamp lands in its ' +
     'own (earlier) window; a new window starts from zero.',
   availability: () => Promise.resolve({ available: true }),
-  run: async (context) => {
-    const lab = new LabResources(context);
-    try {
-      return await runWindows(context, lab);
-    } finally {
-      await lab.cleanup();
-    }
-  },
+  run: (context) => withLabResources(context, (lab) => runWindows(context, lab)),
 };
 
 interface Consumed {
