@@ -95,7 +95,7 @@ export class FlowSampler {
     const [offsets, committed, instances] = await Promise.all([
       Promise.all(
         FLOW_TOPICS.map((topic) =>
-          existing.has(prefix + topic) ? this.topicOffsets(prefix + topic) : undefined,
+          existing.has(prefix + topic) ? this.topicOffsets(prefix + topic) : Promise.resolve(undefined),
         ),
       ),
       Promise.all(ServiceNames.map((service) => this.groupOffsets(service))),

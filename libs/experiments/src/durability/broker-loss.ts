@@ -175,9 +175,10 @@ class AckedSender {
 
   /**
    * A record counts as acknowledged when the broker's answer covers its partition, not merely when
-   * `send` resolves: kafkajs 2.2.4 keys a send's answers by broker and, on a retry after a leader
-   * died, sends only to brokers that have not answered yet, so the dead leader's partitions are
-   * dropped when their new leader had already answered for others (producer/sendMessages.js).
+   * `send` resolves: unpatched, kafkajs 2.2.4 keyed a send's answers by broker and, on a retry after
+   * a leader died, dropped the dead leader's partitions when their new leader had already answered
+   * for others (producer/sendMessages.js). patches/kafkajs+2.2.4.patch fixes that; this check would
+   * show it coming back.
    */
   private async batch(): Promise<void> {
     const messages = Array.from({ length: BATCH }, () => {
