@@ -113,6 +113,20 @@ function sendTo(cluster: ReturnType<typeof twoBrokerCluster>) {
   });
 }
 
+/** acks=all, one record for each of the two partitions (the key names the partition). */
+const ONE_RECORD_PER_PARTITION = {
+  acks: -1,
+  topicMessages: [
+    {
+      topic: TOPIC,
+      messages: [
+        { key: '0', value: 'a' },
+        { key: '1', value: 'b' },
+      ],
+    },
+  ],
+};
+
 const partitionsOf = (request: ProduceRequest | undefined): number[] =>
   (request?.topicData ?? []).flatMap(({ partitions }) => partitions.map(({ partition }) => partition));
 
@@ -122,18 +136,7 @@ describe('kafkajs producer (patched): a leader lost during a send', () => {
     const broker2 = fakeBroker(2);
     const send = sendTo(twoBrokerCluster(broker1, broker2));
 
-    const acknowledged = await send({
-      acks: -1,
-      topicMessages: [
-        {
-          topic: TOPIC,
-          messages: [
-            { key: '0', value: 'a' },
-            { key: '1', value: 'b' },
-          ],
-        },
-      ],
-    });
+    const acknowledged = await send(ONE_RECORD_PER_PARTITION);
 
     // Unpatched, broker 2 was asked once (partition 1 only) and `send` resolved without partition 0.
     expect(broker2.requests.map(partitionsOf)).toEqual([[1], [0]]);
@@ -145,18 +148,7 @@ describe('kafkajs producer (patched): a leader lost during a send', () => {
     const broker2 = fakeBroker(2);
     const send = sendTo(twoBrokerCluster(broker1, broker2));
 
-    await send({
-      acks: -1,
-      topicMessages: [
-        {
-          topic: TOPIC,
-          messages: [
-            { key: '0', value: 'a' },
-            { key: '1', value: 'b' },
-          ],
-        },
-      ],
-    });
+    await send(ONE_RECORD_PER_PARTITION);
 
     expect(broker1.requests.map(partitionsOf)).toEqual([[0]]);
     const sentToBroker2 = broker2.requests.flatMap(partitionsOf);

@@ -34,32 +34,41 @@ function refreshing(element) {
   setTimeout(tick, every);
 }
 
+// Posts a form in the background as the server's actions expect it (URL-encoded, answered in
+// JSON) and says the outcome in `result`: nothing on success unless `onAccepted` writes it, the
+// status and the reason when refused. Also used by the other pages' scripts (loaded after this one).
+async function postInBackground(form, result, onAccepted) {
+  result.textContent = 'Sending…';
+  try {
+    const response = await fetch(form.action, {
+      method: 'POST',
+      headers: { accept: 'application/json' },
+      body: new URLSearchParams(new FormData(form)),
+    });
+    const answer = await response.json();
+    if (!response.ok) {
+      result.textContent = 'Refused (' + response.status + '): ' + (answer.reason || answer.error);
+      return;
+    }
+    result.textContent = '';
+    if (onAccepted) onAccepted(answer);
+  } catch (error) {
+    result.textContent = 'Failed: ' + error.message;
+  }
+}
+
 // A form marked data-async posts in the background, so the live list keeps streaming; its answer
 // (or the reason it was refused) goes to the element named by data-result.
 function asyncForm(form) {
   const result = document.getElementById(form.dataset.result);
-  form.addEventListener('submit', async (event) => {
+  form.addEventListener('submit', (event) => {
     event.preventDefault();
-    result.textContent = 'Sending…';
-    try {
-      const response = await fetch(form.action, {
-        method: 'POST',
-        headers: { accept: 'application/json' },
-        body: new URLSearchParams(new FormData(form)),
-      });
-      const answer = await response.json();
-      if (!response.ok) {
-        result.textContent = 'Refused (' + response.status + '): ' + (answer.reason || answer.error);
-        return;
-      }
-      result.textContent = '';
+    void postInBackground(form, result, (answer) => {
       const link = document.createElement('a');
       link.href = '/orders/' + answer.orderId;
       link.textContent = answer.orderId;
       result.append('Placed order ', link, ' (' + answer.outcome + ').');
-    } catch (error) {
-      result.textContent = 'Failed: ' + error.message;
-    }
+    });
   });
 }
 

@@ -3,25 +3,14 @@
 // place. Without this script the forms post normally and a reload shows the progress.
 'use strict';
 
+// postInBackground comes from console.js, which every page loads first.
+/* global postInBackground */
 function bindForms(root) {
   root.querySelectorAll('form[data-experiment-action]').forEach((form) => {
-    form.addEventListener('submit', async (event) => {
+    form.addEventListener('submit', (event) => {
       event.preventDefault();
       const result = document.getElementById('action-result-' + form.dataset.experimentAction);
-      result.textContent = 'Sending…';
-      try {
-        const response = await fetch(form.action, {
-          method: 'POST',
-          headers: { accept: 'application/json' },
-          body: new URLSearchParams(new FormData(form)),
-        });
-        const answer = await response.json();
-        result.textContent = response.ok
-          ? ''
-          : 'Refused (' + response.status + '): ' + (answer.reason || answer.error);
-      } catch (error) {
-        result.textContent = 'Failed: ' + error.message;
-      }
+      void postInBackground(form, result);
     });
   });
 }
