@@ -10,6 +10,10 @@ const ACTIONS: readonly { readonly path: string; readonly body: string }[] = [
   { path: '/demo-orders', body: 'outcome=confirmed&customerEmail=a%40example.test' },
   { path: '/dead-letters/payment/redrive', body: 'scope=all' },
   { path: '/groups/test.some-group/reset', body: 'confirm=yes' },
+  { path: '/load/start', body: 'rate=5&duration=3' },
+  { path: '/load/stop', body: '' },
+  { path: '/experiments/windows/run', body: '' },
+  { path: '/experiments/stop', body: '' },
 ];
 
 const post = (url: string, body: string, headers: Record<string, string> = {}) =>
