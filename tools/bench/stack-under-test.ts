@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { consumerGroupOf } from '@pipeline/contracts';
 import { Client } from 'pg';
 import { serviceRuntimeEnv } from './service-runtime';
 
@@ -123,7 +124,7 @@ export class RunningStack {
           DATABASE_URL: databaseUrl(o, databaseName(o, service)),
           KAFKA_BROKERS: o.kafkaBrokers,
           KAFKA_TOPIC_PREFIX: o.topicPrefix,
-          KAFKA_CONSUMER_GROUP: `${o.groupPrefix}${service}-service`,
+          KAFKA_CONSUMER_GROUP: o.groupPrefix + consumerGroupOf(service),
           SMTP_URL: o.smtpUrl,
           OTEL_SERVICE_NAME: `${service}-service`,
         },

@@ -109,7 +109,10 @@ export async function listGroupIds(admin: Admin): Promise<string[]> {
 /** Members, assignments, committed offsets and lag of the given groups. */
 export async function describeGroups(admin: Admin, groupIds: readonly string[]): Promise<GroupView[]> {
   if (groupIds.length === 0) return [];
-  const { groups } = await admin.describeGroups([...groupIds]);
+  const [{ groups }, existing] = await Promise.all([
+    admin.describeGroups([...groupIds]),
+    admin.listTopics().then((names) => new Set(names)),
+  ]);
   const highs = new Map<string, Map<number, string>>();
   const views: GroupView[] = [];
   for (const group of groups) {
@@ -120,7 +123,9 @@ export async function describeGroups(admin: Admin, groupIds: readonly string[]):
       ...members.flatMap((m) => m.assignment.map((a) => a.topic)),
     ]);
     for (const topic of topics) {
-      if (!highs.has(topic)) {
+      // A deleted topic's offsets outlive it in the group. Never ask for its watermarks: kafkajs
+      // would keep the unknown topic in every later metadata request of this admin, and stall it.
+      if (!highs.has(topic) && existing.has(topic)) {
         const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
         highs.set(topic, new Map(offsets.map((o) => [o.partition, o.high])));
       }

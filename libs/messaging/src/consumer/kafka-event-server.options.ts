@@ -1,5 +1,5 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
+import { consumerGroupOf, deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
 import type { RetryOptions } from '../retry/backoff';
@@ -68,7 +68,7 @@ export type ResolvedServerOptions = Required<
 export function resolveServerOptions(options: KafkaEventServerOptions): ResolvedServerOptions {
   return {
     ...options,
-    groupId: options.groupId ?? `${options.service}-service`,
+    groupId: options.groupId ?? consumerGroupOf(options.service),
     source: `${options.service}-service`,
     admin: options.admin,
     retry: { attempts: 3, initialBackoffMs: 200, maxBackoffMs: 5_000, ...options.retry },
