@@ -10,6 +10,7 @@ import {
   type TopicView,
 } from '../cluster/cluster-view';
 import { groupRules, isEmptyGroup, matchesFilter, orderGroups, type GroupKind } from '../cluster/group-order';
+import { Watermarks } from '../cluster/watermarks';
 import { registerAction } from '../http/actions';
 import { emptyMark, groupsList, parseGroupsFilter } from './groups-list';
 import { html, type SafeHtml } from './html';
@@ -104,6 +105,10 @@ export function groupSection(group: GroupView, resetLink = true, kind?: GroupKin
 
 export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): void {
   const { access, admin, config } = deps;
+  const watermarks = new Watermarks(deps.kafka);
+  app.addHook('onClose', () => watermarks.close());
+  const describe = (ids: readonly string[]) =>
+    describeGroups(admin, ids, (topics) => watermarks.highs(topics));
 
   app.get('/topics', async (request, reply) => {
     const topics = await describeTopics(admin, config.kafka.topicPrefix);
@@ -119,7 +124,7 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
   const rules = groupRules(config.kafka.topicPrefix, config.kafka.group);
   const groupsFragment = async (filter: string): Promise<SafeHtml> => {
     const ids = (await listGroupIds(admin)).filter((id) => matchesFilter(id, filter));
-    const ordered = orderGroups(await describeGroups(admin, ids), rules);
+    const ordered = orderGroups(await describe(ids), rules);
     return groupsList(ordered, filter, (group, kind) => groupSection(group, true, kind));
   };
 
@@ -152,7 +157,7 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
   app.get<{ Params: { groupId: string } }>('/groups/:groupId/reset', async (request, reply) => {
     const { groupId } = request.params;
     const context = access.pageContext(request, reply);
-    const [group] = await describeGroups(admin, [groupId]);
+    const [group] = await describe([groupId]);
     const page = html`<p>
         Resetting moves the committed offset of every partition this group has committed on to the partition's
         low watermark: its consumers read the whole retained log again (the analytics replay). Kafka allows it
@@ -184,12 +189,12 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         statusCode: 400,
       });
     }
-    const [before] = await describeGroups(admin, [groupId]);
+    const [before] = await describe([groupId]);
     if (before === undefined)
       throw Object.assign(new Error(`unknown consumer group ${groupId}`), { statusCode: 404 });
     try {
       const { topics } = await resetGroupToEarliest(admin, groupId);
-      const [after] = await describeGroups(admin, [groupId]);
+      const [after] = await describe([groupId]);
       const content = html`<p role="status">
           Reset <code>${groupId}</code> to the earliest offsets of ${topics.join(', ') || 'no topic'}.
         </p>
