@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +31,11 @@ interface GroupOnPage {
 describe('console: consumer groups as instances join, die and come back', () => {
   const kafka = testKafka();
   const prefix = `${uniqueName('e2e.console-groups')}.`;
-  const group = uniqueName('console_groups_payment.group');
+  // The pipeline's own name for payment-service's group under this test's prefix, so the page
+  // counts it among the pipeline's groups.
+  const group = `${prefix}payment-service`;
+  // A group a tool left behind: offsets, no members; its name sorts before the pipeline's.
+  const leftover = `aaa-leftover-${randomBytes(4).toString('hex')}`;
   const supervisor = new Supervisor({ initialBackoffMs: 200, maxBackoffMs: 1_000, log: () => undefined });
   const logDir = mkdtempSync(join(tmpdir(), 'console-groups-'));
   let database: TestDatabase;
@@ -125,11 +130,15 @@ describe('console: consumer groups as instances join, die and come back', () => 
   afterAll(async () => {
     await Promise.allSettled([browser?.close(), consoleApp?.stop(), supervisor.stop()]);
     await database?.drop();
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.deleteGroups([leftover]).catch(() => undefined);
+    await admin.disconnect();
     await deletePrefixedTopics(kafka, prefix);
   });
 
   it('shows the members and their partitions change when a second instance joins', async () => {
-    await page.goto(`${consoleApp.baseUrl}/groups?q=${encodeURIComponent(group)}`);
+    await page.goto(`${consoleApp.baseUrl}/groups?filter=${encodeURIComponent(group)}`);
     const alone = await settled(1);
     expect(alone.members[0]).toMatchObject({ clientId: 'payment-service-1', orders: [0, 1, 2, 3, 4, 5] });
 
@@ -138,6 +147,70 @@ describe('console: consumer groups as instances join, die and come back', () => 
     expect(shared.members.map((m) => m.clientId).sort()).toEqual(['payment-service-1', 'payment-service-2']);
     for (const member of shared.members) expect(member.orders.length).toBeGreaterThan(0);
     await screenshot(page, 'consumer-groups-two-instances');
+  });
+
+  it('lists the pipeline’s groups first and folds a leftover empty group, with a filter', async () => {
+    const admin = kafka.admin();
+    await admin.connect();
+    try {
+      await admin.setOffsets({
+        groupId: leftover,
+        topic: `${prefix}orders`,
+        partitions: [{ partition: 0, offset: '0' }],
+      });
+    } finally {
+      await admin.disconnect();
+    }
+    const other = page.locator('details#other-groups');
+    const leftoverSection = other.locator(`section.group[data-group="${leftover}"]`);
+    const pipelineSection = page.locator(
+      `section[data-kind="pipeline"] section.group[data-group="${group}"]`,
+    );
+    await page.goto(`${consoleApp.baseUrl}/groups`);
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await leftoverSection.count()) === 1 && (await pipelineSection.count()) === 1
+          ? true
+          : undefined;
+      },
+      { what: `${leftover} folded and ${group} among the pipeline's groups` },
+    );
+    // Folded: closed by default, with a count; the leftover is marked empty, with the way to delete it.
+    expect((await other.getAttribute('open')) !== null).toBe(false);
+    expect(await leftoverSection.isVisible()).toBe(false);
+    expect(Number(await other.locator('[data-field="other-count"]').textContent())).toBeGreaterThanOrEqual(1);
+    expect(await leftoverSection.getAttribute('data-empty')).toBe('true');
+    expect(await leftoverSection.locator('[data-field="empty"]').textContent()).toMatch(
+      new RegExp(`empty.*npm run kafka:groups -- --delete --group ${leftover.replace(/\./g, '\\.')}`, 's'),
+    );
+    expect(await pipelineSection.getAttribute('data-empty')).toBeNull();
+    // In the page's order the pipeline's group comes before the leftover, although it sorts after it.
+    const order = await Promise.all(
+      (await page.locator('section.group[data-group]').all()).map((s) => s.getAttribute('data-group')),
+    );
+    expect(order.indexOf(group)).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf(group)).toBeLessThan(order.indexOf(leftover));
+    expect([group, leftover].sort()[0]).toBe(leftover);
+    await screenshot(page, 'consumer-groups-pipeline-first');
+
+    // The filter without JavaScript: the server keeps the matching group only, unfolded.
+    await page.goto(`${consoleApp.baseUrl}/groups?filter=${encodeURIComponent(leftover)}`);
+    expect(await page.locator('section.group[data-group]').count()).toBe(1);
+    expect((await other.getAttribute('open')) !== null).toBe(true);
+    expect(await leftoverSection.isVisible()).toBe(true);
+    expect(await page.locator('section[data-kind="pipeline"]').textContent()).toContain(
+      'None of the five services’ groups',
+    );
+
+    // And live, as it is typed: the page narrows itself and unfolds what matches.
+    await page.goto(`${consoleApp.baseUrl}/groups`);
+    await page.locator('#group-filter').fill(leftover);
+    await eventually(
+      async () =>
+        (await leftoverSection.isVisible()) && !(await pipelineSection.isVisible()) ? true : undefined,
+      { what: 'the live filter showing the leftover only' },
+    );
   });
 
   it('after a kill -9 the supervisor restarts the instance and the page shows the group settle again', async () => {

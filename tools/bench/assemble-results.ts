@@ -1,6 +1,7 @@
 import type { Admin } from 'kafkajs';
 import { DefaultGroups, type LoadReport } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
+import type { PageTraffic } from './console-page';
 import { normalise } from './calibration';
 import type { MachineDescription } from './machine';
 import type { CpuUsage } from './proc-stats';
@@ -40,6 +41,34 @@ export function cpuMsPerOrder(cpu: CpuUsage, orders: number): NonNullable<StepRe
   return { total: ms(Object.values(cpu.byGroup).reduce((a, b) => a + b, 0)), byProcess };
 }
 
+/** The console's process group in the meter: measured beside the pipeline, never in its totals. */
+export const ConsoleGroup = 'console';
+
+/** A usage without one process group, and that group's CPU seconds (undefined when not metered). */
+export function splitGroup(cpu: CpuUsage, name: string): { rest: CpuUsage; seconds: number | undefined } {
+  const { [name]: seconds, ...rest } = cpu.byGroup;
+  return { rest: { ...cpu, byGroup: rest }, seconds };
+}
+
+/** The console's cost over a step's window, with the emulated page's traffic. */
+export function consoleCost(
+  seconds: number,
+  window: { readonly seconds: number; readonly orders: number },
+  page: PageTraffic | undefined,
+  idleCoreShare: number | undefined,
+): NonNullable<StepResult['console']> {
+  const round = (n: number): number => Math.round(n * 100) / 100;
+  const perOrder = (sec: number): number => round((sec * 1000) / Math.max(1, window.orders));
+  return {
+    cpuMsPerOrder: perOrder(seconds),
+    ...(idleCoreShare !== undefined
+      ? { aboveIdleMsPerOrder: perOrder(Math.max(0, seconds - idleCoreShare * window.seconds)) }
+      : {}),
+    coreShare: Math.round((seconds / Math.max(1e-9, window.seconds)) * 1000) / 1000,
+    ...(page ? { page } : {}),
+  };
+}
+
 /** One load step's row of the results, from the load generator's report and what the bench measured. */
 export function stepResult(step: {
   readonly label: StepResult['label'];
@@ -48,11 +77,16 @@ export function stepResult(step: {
   readonly verdict: StepVerdict;
   readonly cpu: CpuUsage | undefined;
   readonly ordersInWindow: number;
+  /** The open flow page's traffic over the window, when the console ran. */
+  readonly page?: PageTraffic;
+  readonly consoleIdleCoreShare?: number;
   readonly perOrder: Record<string, DatabaseCounters> | undefined;
   readonly counts: StepCounts | undefined;
   readonly reportFile: string;
 }): StepResult {
-  const { report, cpu, perOrder, counts } = step;
+  const { report, perOrder, counts } = step;
+  const split = step.cpu ? splitGroup(step.cpu, ConsoleGroup) : undefined;
+  const cpu = split?.rest;
   const errors = Object.values(report.totals.httpErrors).reduce((a, b) => a + b, 0);
   return {
     label: step.label,
@@ -75,6 +109,16 @@ export function stepResult(step: {
           cpu,
           ordersInCpuWindow: step.ordersInWindow,
           cpuMsPerOrder: cpuMsPerOrder(cpu, step.ordersInWindow),
+        }
+      : {}),
+    ...(split?.seconds !== undefined
+      ? {
+          console: consoleCost(
+            split.seconds,
+            { seconds: split.rest.seconds, orders: step.ordersInWindow },
+            step.page,
+            step.consoleIdleCoreShare,
+          ),
         }
       : {}),
     ...(perOrder ? { perOrder } : {}),
@@ -135,6 +179,7 @@ export function benchResults(run: {
   readonly rssAtReadyMiB: Readonly<Record<string, number>>;
   readonly idleCpu: CpuUsage | undefined;
   readonly idleCounts: BenchResults['idleCounts'];
+  readonly console: BenchResults['console'];
   readonly recordsPerOrder: BenchResults['recordsPerOrder'];
   readonly kafka: BenchResults['kafka'];
   readonly pgbench: BenchResults['pgbench'];
@@ -159,6 +204,7 @@ export function benchResults(run: {
     rssAtReadyMiB: run.rssAtReadyMiB,
     ...(run.idleCpu ? { idleCpu: run.idleCpu } : {}),
     ...(run.idleCounts ? { idleCounts: run.idleCounts } : {}),
+    ...(run.console ? { console: run.console } : {}),
     ...(run.recordsPerOrder ? { recordsPerOrder: run.recordsPerOrder } : {}),
     ...(run.kafka ? { kafka: run.kafka } : {}),
     ...(run.pgbench ? { pgbench: run.pgbench } : {}),

@@ -34,4 +34,10 @@ describe('parseBenchArgs', () => {
     expect(parse(['--warmup-max-seconds', '0']).warmup.maxSeconds).toBe(0);
     expect(() => parse(['--warmup-max-seconds', '-1'])).toThrow(/seconds/);
   });
+
+  it('runs the console beside the pipeline unless --skip console', () => {
+    expect(parse([]).skip.has('console')).toBe(false);
+    expect(parse(['--skip', 'console,pgbench']).skip).toEqual(new Set(['console', 'pgbench']));
+    expect(() => parse(['--skip', 'browser'])).toThrow(/unknown part "browser"/);
+  });
 });

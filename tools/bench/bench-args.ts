@@ -20,11 +20,12 @@ export interface BenchConfig {
   readonly kafkaRecords: number;
   readonly pgbenchSeconds: number;
   readonly pgbenchClients: readonly number[];
-  readonly skip: ReadonlySet<'pipeline' | 'kafka' | 'pgbench'>;
+  /** `console`: run the pipeline without the console beside it (and without its row). */
+  readonly skip: ReadonlySet<'pipeline' | 'kafka' | 'pgbench' | 'console'>;
   readonly writeBenchmarks: boolean;
 }
 
-export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--warmup-max-seconds s] [--skip kafka,pgbench,pipeline] [--no-write]
+export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [--step-seconds s] [--warmup-max-seconds s] [--skip kafka,pgbench,pipeline,console] [--no-write]
 
   --quick            a few minutes: short steps, fewer records (default: the full run, 10-15 minutes)
   --steps <list>     offered orders/s to try, in order, until one is not sustainable (default
@@ -36,12 +37,13 @@ export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [-
                      the Kafka broker's CPU ms per order changes by less than 20 % between two
                      consecutive windows (--warmup-max-seconds 0: one window)
   --step-seconds <s> seconds of load per step
-  --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench
+  --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench, console (the
+                     console the bench runs beside the pipeline, with a live flow page open)
   --no-write         do not rewrite BENCHMARKS.md (the report folder is written anyway)
 
 Environment: BENCH_REUSE_INFRA=1 uses an already running Kafka at KAFKA_BROKERS (default
 127.0.0.1:9092) instead of starting one; BENCH_PORT_BASE (3100; the services take 5 ports from
-it, the counting mail sink the sixth), BENCH_DB_PREFIX (bench_); BENCH_TRACE_RATIO (0.01);
+it, the counting mail sink the sixth, the console the seventh), BENCH_DB_PREFIX (bench_); BENCH_TRACE_RATIO (0.01);
 BENCH_MAIL_SINK (counting, or external: the SMTP server at SMTP_URL); PG* for PostgreSQL.`;
 
 const list = (text: string): number[] =>
@@ -75,7 +77,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
   const quick = values.quick ?? false;
   const skip = new Set((values.skip ?? '').split(',').filter((s) => s !== ''));
   for (const part of skip)
-    if (!['pipeline', 'kafka', 'pgbench'].includes(part)) throw new Error(`--skip: unknown part "${part}"`);
+    if (!['pipeline', 'kafka', 'pgbench', 'console'].includes(part))
+      throw new Error(`--skip: unknown part "${part}"`);
   return {
     quick,
     warmup: {

@@ -1,5 +1,6 @@
 import type { PercentileSummary } from '@pipeline/load';
 import type { Normalised } from './calibration';
+import type { PageTraffic } from './console-page';
 import type { MachineDescription } from './machine';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
 import type { ConsumerPerf, PgbenchResult, ProducerPerf } from './perf-output';
@@ -28,6 +29,19 @@ export interface StepResult {
   readonly ordersInCpuWindow?: number;
   /** CPU ms per order over the window, per process and in total. */
   readonly cpuMsPerOrder?: { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
+  /**
+   * The console's own process over the same window, with one live flow page open on it (its
+   * consumer, metrics polling, server-sent events); not in `cpu` nor in `cpuMsPerOrder`.
+   */
+  readonly console?: {
+    readonly cpuMsPerOrder: number;
+    /** Less what it burns idle (with the page open, no load), when that was measured. */
+    readonly aboveIdleMsPerOrder?: number;
+    /** CPU seconds per second: 1 = one core. */
+    readonly coreShare: number;
+    /** What the emulated page received: it was really open. */
+    readonly page?: PageTraffic;
+  };
   /** Kafka requests by API, database statements and commits per order over the same window. */
   readonly counts?: StepCounts;
   /** Per database: commits and row changes per placed order during the step. */
@@ -65,6 +79,13 @@ export interface BenchResults {
   readonly maxRssMiB: Readonly<Record<string, number>>;
   /** CPU of each process over 10 s with the stack ready and no load (polling, heartbeats). */
   readonly idleCpu?: CpuUsage;
+  /** The console the bench ran beside the pipeline, and the page it kept open on it. */
+  readonly console?: {
+    readonly stream: string;
+    readonly polls: readonly { readonly path: string; readonly everyMs: number }[];
+    /** Its CPU with the page open and no load, in cores. */
+    readonly idleCoreShare?: number;
+  };
   /** Over the same idle window, per second: Kafka requests, statements and commits of the five services. */
   readonly idleCounts?: IdleRates;
   /** RSS of each service once ready, before any load. */

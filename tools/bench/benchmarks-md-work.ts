@@ -9,6 +9,7 @@ import { perThousandTps, ReferenceRun } from './calibration';
 const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
 const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
 const f2 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
+const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
 
 /** The APIs shown in their own column; the rest are summed under "other". */
 const MainApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat', 'Metadata'] as const;
@@ -120,5 +121,44 @@ export function cpuPerStepTable(results: BenchResults): string[] {
       (s) =>
         `| ${stepName(s)} | ${processes.map((p) => f2(s.cpuMsPerOrder!.byProcess[p])).join(' | ')} | ${f2(s.cpuMsPerOrder!.total)} |`,
     ),
+  ];
+}
+
+/** The five services' CPU ms per order at a step (their rows of `cpuMsPerOrder`). */
+export const servicesMsPerOrder = (s: StepResult): number | undefined =>
+  s.cpuMsPerOrder
+    ? Math.round(
+        Object.entries(s.cpuMsPerOrder.byProcess)
+          .filter(([name]) => name.endsWith('-service'))
+          .reduce((sum, [, ms]) => sum + ms, 0) * 100,
+      ) / 100
+    : undefined;
+
+/** The console's row at every step: its own process, with a live flow page open, beside the pipeline's. */
+export function consoleCostTable(results: BenchResults): string[] {
+  const steps = results.steps.filter((s) => s.console !== undefined);
+  const c = results.console;
+  if (steps.length === 0 || c === undefined)
+    return ['(the console was not measured in this run: `--skip console`, or a bench from before it was)'];
+  const polls = c.polls.map((p) => `\`GET ${p.path}\` every ${f0(p.everyMs / 1000)} s`).join(', ');
+  return [
+    `The console ran beside the pipeline on the bench's topics (its own consumer group on the saga topics) with one live flow page open on it: a server-sent-events client on \`${c.stream}\` and what the page polls (${polls}), as a browser left open would. Its CPU is in no total above.${c.idleCoreShare !== undefined ? ` Idle, with the page open and no load: ${pct(c.idleCoreShare)} of one core.` : ''}`,
+    '',
+    '| step | console CPU ms per order | above idle | share of one core | five services | all processes | stream events | polls ok / failed |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...steps.map((s) => {
+      const k = s.console!;
+      return `| ${stepName(s)} | ${f2(k.cpuMsPerOrder)} | ${f2(k.aboveIdleMsPerOrder)} | ${pct(k.coreShare)} | ${f2(servicesMsPerOrder(s))} | ${f2(s.cpuMsPerOrder?.total)} | ${f0(k.page?.streamEvents)} | ${k.page ? `${k.page.pollsOk} / ${k.page.pollsFailed}` : '–'} |`;
+    }),
+  ];
+}
+
+/** The console's line in "where the CPU goes", kept apart from the pipeline's processes. */
+export function consoleCpuRow(step: StepResult | undefined, results: BenchResults): string[] {
+  const k = step?.console;
+  if (!k) return [];
+  const idle = results.console?.idleCoreShare;
+  return [
+    `| console, a flow page open (not in the total) | ${f1(k.cpuMsPerOrder)} | ${f1(k.aboveIdleMsPerOrder)} | ${pct(k.coreShare)} | ${idle !== undefined ? pct(idle) : '–'} |`,
   ];
 }

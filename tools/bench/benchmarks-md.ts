@@ -2,8 +2,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { PercentileSummary } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
 import { plots } from './benchmarks-plots';
-import { countsTable, cpuPerStepTable, headline, perServiceCountsTable } from './benchmarks-md-work';
-import type { CpuUsage } from './proc-stats';
+import {
+  consoleCostTable,
+  consoleCpuRow,
+  countsTable,
+  cpuPerStepTable,
+  headline,
+  perServiceCountsTable,
+} from './benchmarks-md-work';
 
 const START = '<!-- bench:results:start (written by npm run bench) -->';
 const END = '<!-- bench:results:end -->';
@@ -15,7 +21,8 @@ const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
 const lat = (s: PercentileSummary): string =>
   `${f0(s.p50)} / ${f0(s.p90)} / ${f0(s.p99)} / ${f0(s.p999)} / ${f0(s.max)}`;
 
-function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | undefined): string[] {
+function cpuTable(results: BenchResults, step: StepResult | undefined): string[] {
+  const [cores, idle] = [results.machine.cores, results.idleCpu];
   if (!step?.cpu) return ['(not measured)'];
   const { cpu, offered } = step;
   const orders = step.ordersInCpuWindow ?? offered * cpu.seconds;
@@ -37,6 +44,7 @@ function cpuTable(step: StepResult | undefined, cores: number, idle: CpuUsage | 
     '| process | CPU ms per order | above idle | share of one core | idle, no load |',
     '| --- | ---: | ---: | ---: | ---: |',
     ...rows,
+    ...consoleCpuRow(step, results),
     `| everything else on the machine | – | – | ${pct(cpu.other / cpu.seconds)} | ${idle ? pct(idle.other / idle.seconds) : '–'} |`,
   ];
 }
@@ -176,9 +184,13 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '',
     ...cpuPerStepTable(results),
     '',
+    '### The console’s cost at each step',
+    '',
+    ...consoleCostTable(results),
+    '',
     `### Where the CPU goes (${sustainable ? 'at the highest sustainable rate' : 'in the half-rate step'})`,
     '',
-    ...cpuTable(sustainable ?? half, m.cores, results.idleCpu),
+    ...cpuTable(results, sustainable ?? half),
     '',
     `RSS in MiB, peak during the run (once ready, before load): ${Object.entries(results.maxRssMiB)
       .map(

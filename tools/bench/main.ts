@@ -145,6 +145,7 @@ async function main(argv: string[]): Promise<number> {
     rssAtReadyMiB: measured.rssAtReadyMiB,
     idleCpu: measured.idle,
     idleCounts: measured.idleCounts,
+    console: measured.console,
     recordsPerOrder: records,
     kafka: kafkaLimits,
     pgbench,

@@ -8,7 +8,16 @@ import { SinkProcess } from './mail-sink/sink-process';
 import { CpuMeter, pidListeningOn, processAgeSeconds, rssMiB, RssWatcher, type CpuUsage } from './proc-stats';
 import { climb, warmUp, type WarmupSummary } from './ramp';
 import { readWork } from './read-counters';
-import { databaseName, RunningStack, Services, withClient, type StackOptions } from './stack-under-test';
+import { ConsoleGroup, splitGroup } from './assemble-results';
+import { FlowPagePolls, FlowPageStream, OpenFlowPage } from './console-page';
+import {
+  consolePort,
+  databaseName,
+  RunningStack,
+  Services,
+  withClient,
+  type StackOptions,
+} from './stack-under-test';
 import { runStep, type StepContext } from './step-run';
 import { idleRates, type IdleRates } from './work-counts';
 
@@ -19,6 +28,8 @@ export interface PipelineMeasurements {
   readonly rssAtReadyMiB: Record<string, number>;
   idle?: CpuUsage;
   idleCounts?: IdleRates;
+  /** The console beside the pipeline and its open page, when it ran. */
+  console?: BenchResults['console'];
   warmup?: WarmupSummary;
   ramp?: BenchResults['ramp'];
   kafkaUptimeSeconds?: number;
@@ -64,16 +75,40 @@ class BenchBackends {
 function pipelineMeter(
   stack: RunningStack,
   kafkaPid: number | undefined,
-  others: { backends: () => number[]; loadgen: () => number | undefined; sink?: () => number | undefined },
+  others: {
+    backends: () => number[];
+    loadgen: () => number | undefined;
+    sink?: () => number | undefined;
+    console: boolean;
+  },
 ): CpuMeter {
   const one = (pid: number | undefined): number[] => (pid ? [pid] : []);
   return new CpuMeter([
     ...Services.map((s) => ({ name: `${s}-service`, pids: () => one(stack.pids()[s]) })),
+    // Split out of every total again (assemble-results.ts): the console is not the pipeline.
+    ...(others.console ? [{ name: ConsoleGroup, pids: () => one(stack.pids().console) }] : []),
     { name: 'kafka', pids: () => one(kafkaPid) },
     { name: 'postgres (bench backends)', pids: others.backends },
     { name: 'loadgen', pids: () => one(others.loadgen()) },
     ...(others.sink ? [{ name: 'smtp sink', pids: () => one(others.sink?.()) }] : []),
   ]);
+}
+
+const definedPids = (pids: Partial<Record<string, number>>): Record<string, number> =>
+  Object.fromEntries(Object.entries(pids).filter((e): e is [string, number] => e[1] !== undefined));
+
+/** Starts the console on the bench's topics and services, and opens a live flow page on it. */
+async function openConsole(
+  stack: RunningStack,
+  options: StackOptions,
+  results: PipelineMeasurements,
+): Promise<OpenFlowPage> {
+  say(`starting the console (port ${consolePort(options)}) with a live flow page open on it`);
+  await stack.startConsole();
+  const page = new OpenFlowPage(`http://127.0.0.1:${consolePort(options)}`);
+  await page.open();
+  results.console = { stream: FlowPageStream, polls: FlowPagePolls };
+  return page;
 }
 
 /** CPU and counters with the stack ready and no load, after letting the start-up settle. */
@@ -86,7 +121,15 @@ async function measureIdle(context: StepContext, results: PipelineMeasurements):
   const [cpuFrom, workFrom] = [context.meter.snapshot(), await readWork(context.options)];
   await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
   const [cpuTo, workTo] = [context.meter.snapshot(), await readWork(context.options)];
-  results.idle = context.meter.usage(cpuFrom, cpuTo);
+  const { rest, seconds: consoleSeconds } = splitGroup(context.meter.usage(cpuFrom, cpuTo), ConsoleGroup);
+  results.idle = rest;
+  if (consoleSeconds !== undefined && results.console) {
+    context.consoleIdleCoreShare = consoleSeconds / Math.max(1e-9, rest.seconds);
+    results.console = {
+      ...results.console,
+      idleCoreShare: Math.round(context.consoleIdleCoreShare * 1000) / 1000,
+    };
+  }
   if (workFrom && workTo) {
     results.idleCounts = idleRates(workFrom.counters, workTo.counters, results.idle.seconds);
     context.idleRates = results.idleCounts;
@@ -149,8 +192,10 @@ export async function runPipeline(
   const kafkaPid = pidListeningOn(kafkaPort);
   if (kafkaPid) results.kafkaUptimeSeconds = processAgeSeconds(kafkaPid);
   let sink: SinkProcess | undefined;
+  const withConsole = !config.skip.has('console');
+  let page: OpenFlowPage | undefined;
   const rss = new RssWatcher(() => ({
-    ...stack.pids(),
+    ...definedPids(stack.pids()),
     ...(kafkaPid ? { kafka: kafkaPid } : {}),
     ...(sink?.pid ? { 'smtp sink': sink.pid } : {}),
   }));
@@ -160,6 +205,7 @@ export async function runPipeline(
     backends: () => backends.pids,
     loadgen: () => loadgenPid,
     ...(options.mailSink === 'counting' ? { sink: () => sink?.pid } : {}),
+    console: withConsole,
   });
   try {
     if (options.mailSink === 'counting')
@@ -169,8 +215,10 @@ export async function runPipeline(
         `${options.logDir}/smtp-sink.log`,
       );
     await stack.start();
+    if (withConsole) page = await openConsole(stack, options, results);
     await backends.start();
-    for (const [name, pid] of Object.entries(stack.pids())) results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
+    for (const [name, pid] of Object.entries(definedPids(stack.pids())))
+      results.rssAtReadyMiB[name] = rssMiB(pid) ?? 0;
     rss.start();
     const context: StepContext = {
       config,
@@ -180,6 +228,7 @@ export async function runPipeline(
       meter,
       steps: results.steps,
       onLoadgenStarted: (pid) => (loadgenPid = pid),
+      ...(page ? { page } : {}),
     };
     await measureIdle(context, results);
     return await runLoad(context, results, kafkaPid !== undefined);
@@ -188,6 +237,7 @@ export async function runPipeline(
     rss.stop();
     Object.assign(results.maxRssMiB, rss.maxMiB);
     say('stopping the services');
+    await page?.close();
     await stack.stop();
     // After the services stopped: every email they sent has been accepted by now.
     results.emails = await sink?.counts().catch(() => undefined);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { consumerGroupOf } from '@pipeline/contracts';
 import { Client } from 'pg';
 import { serviceRuntimeEnv } from './service-runtime';
 
@@ -92,59 +93,89 @@ export function run(cwd: string, command: string, args: readonly string[]): Prom
 export const servicePort = (options: StackOptions, service: Service): number =>
   options.portBase + Services.indexOf(service);
 
-/** The five services as child processes, started the way scripts/stack.sh starts them. */
+/** The console beside them: after the sink (portBase + 5), reading the bench's topics and services. */
+export const consolePort = (options: StackOptions): number => options.portBase + 6;
+
+/** The console's environment contract (apps/console/src/config.ts), pointed at the bench's run. */
+export function consoleEnv(options: StackOptions): Record<string, string> {
+  return {
+    PORT: String(consolePort(options)),
+    HOST: '127.0.0.1',
+    KAFKA_BROKERS: options.kafkaBrokers,
+    KAFKA_TOPIC_PREFIX: options.topicPrefix,
+    CONSOLE_CONSUMER_GROUP: `${options.groupPrefix}console`,
+    // The services' LOG_LEVEL (`log`, Nest's) is not one of the console's (pino's).
+    LOG_LEVEL: 'warn',
+    ...Object.fromEntries(
+      Services.map((s) => [`${s.toUpperCase()}_SERVICE_URL`, `http://127.0.0.1:${servicePort(options, s)}`]),
+    ),
+  };
+}
+
+export type StackProcessName = Service | 'console';
+
+/** The five services (and the console) as child processes, started the way scripts/stack.sh starts them. */
 export class RunningStack {
-  readonly processes = new Map<Service, ChildProcess>();
+  readonly processes = new Map<StackProcessName, ChildProcess>();
 
   constructor(private readonly options: StackOptions) {}
 
-  pids(): Record<string, number> {
-    const pids: Record<string, number> = {};
-    for (const [service, child] of this.processes) if (child.pid !== undefined) pids[service] = child.pid;
+  pids(): Partial<Record<StackProcessName, number>> {
+    const pids: Partial<Record<StackProcessName, number>> = {};
+    for (const [name, child] of this.processes) if (child.pid !== undefined) pids[name] = child.pid;
     return pids;
   }
 
   async start(services: readonly Service[] = Services): Promise<void> {
     const o = this.options;
-    const runtime = serviceRuntimeEnv(o.repoRoot);
-    for (const service of services) {
-      const log = createWriteStream(`${o.logDir}/${service}-service.log`);
-      const profile = o.cpuProfileDir
-        ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfileDir}`, `--cpu-prof-name=${service}-service.cpuprofile`]
-        : [];
-      const child = spawn(process.execPath, [...profile, `dist/apps/${service}-service/src/main.js`], {
-        cwd: o.repoRoot,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          ...process.env,
-          ...runtime,
-          ...o.env,
-          PORT: String(servicePort(o, service)),
-          DATABASE_URL: databaseUrl(o, databaseName(o, service)),
-          KAFKA_BROKERS: o.kafkaBrokers,
-          KAFKA_TOPIC_PREFIX: o.topicPrefix,
-          KAFKA_CONSUMER_GROUP: `${o.groupPrefix}${service}-service`,
-          SMTP_URL: o.smtpUrl,
-          OTEL_SERVICE_NAME: `${service}-service`,
-        },
+    for (const service of services)
+      this.spawn(service, `dist/apps/${service}-service/src/main.js`, {
+        ...o.env,
+        PORT: String(servicePort(o, service)),
+        DATABASE_URL: databaseUrl(o, databaseName(o, service)),
+        KAFKA_BROKERS: o.kafkaBrokers,
+        KAFKA_TOPIC_PREFIX: o.topicPrefix,
+        KAFKA_CONSUMER_GROUP: o.groupPrefix + consumerGroupOf(service),
+        SMTP_URL: o.smtpUrl,
+        OTEL_SERVICE_NAME: `${service}-service`,
       });
-      // Two streams into one file: neither may end it (a late line on the other would then be a
-      // write after end, which throws); the process's exit does.
-      child.stdout?.pipe(log, { end: false });
-      child.stderr?.pipe(log, { end: false });
-      child.once('close', () => log.end());
-      this.processes.set(service, child);
-    }
-    for (const service of services) await this.waitReady(service);
+    for (const service of services)
+      await this.waitReady(service, `http://127.0.0.1:${servicePort(o, service)}/health/ready`);
   }
 
-  private async waitReady(service: Service): Promise<void> {
-    const url = `http://127.0.0.1:${servicePort(this.options, service)}/health/ready`;
+  /** The operations console, as `npm run stack` starts it, with the same runtime levers. */
+  async startConsole(): Promise<void> {
+    this.spawn('console', 'dist/apps/console/src/main.js', consoleEnv(this.options));
+    await this.waitReady('console', `http://127.0.0.1:${consolePort(this.options)}/health`);
+  }
+
+  private spawn(name: StackProcessName, entry: string, env: Record<string, string>): void {
+    const o = this.options;
+    const label = name === 'console' ? 'console' : `${name}-service`;
+    const log = createWriteStream(`${o.logDir}/${label}.log`);
+    const profile = o.cpuProfileDir
+      ? ['--cpu-prof', `--cpu-prof-dir=${o.cpuProfileDir}`, `--cpu-prof-name=${label}.cpuprofile`]
+      : [];
+    const child = spawn(process.execPath, [...profile, entry], {
+      cwd: o.repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...serviceRuntimeEnv(o.repoRoot), ...env },
+    });
+    // Two streams into one file: neither may end it (a late line on the other would then be a
+    // write after end, which throws); the process's exit does.
+    child.stdout?.pipe(log, { end: false });
+    child.stderr?.pipe(log, { end: false });
+    child.once('close', () => log.end());
+    this.processes.set(name, child);
+  }
+
+  private async waitReady(name: StackProcessName, url: string): Promise<void> {
+    const label = name === 'console' ? 'console' : `${name}-service`;
     const until = Date.now() + 90_000;
     while (Date.now() < until) {
-      const child = this.processes.get(service);
+      const child = this.processes.get(name);
       if (child?.exitCode !== null)
-        throw new Error(`${service}-service exited during start-up (log: ${this.options.logDir})`);
+        throw new Error(`${label} exited during start-up (log: ${this.options.logDir})`);
       try {
         if ((await fetch(url)).ok) return;
       } catch {
@@ -152,7 +183,7 @@ export class RunningStack {
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
-    throw new Error(`${service}-service not ready after 90 s (${url})`);
+    throw new Error(`${label} not ready after 90 s (${url})`);
   }
 
   /** SIGTERM (graceful: finish the batch, commit, relay), then SIGKILL after 10 s. */

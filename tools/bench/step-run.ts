@@ -6,6 +6,7 @@ import { repoRoot, traceRatio } from './bench-environment';
 import { say } from './bench-log';
 import type { StepResult } from './bench-results';
 import { runLoadStep } from './load-step';
+import { trafficBetween, type OpenFlowPage, type PageTraffic } from './console-page';
 import type { CpuMeter, CpuSnapshot } from './proc-stats';
 import { readWork, type WorkReading } from './read-counters';
 import { servicePort, type StackOptions } from './stack-under-test';
@@ -20,8 +21,12 @@ export interface StepContext {
   readonly meter: CpuMeter;
   readonly steps: StepResult[];
   readonly onLoadgenStarted: (pid: number) => void;
+  /** The live flow page kept open on the console, when the bench runs one. */
+  readonly page?: OpenFlowPage;
   /** The counters' growth per second with no load, once measured. */
   idleRates?: IdleRates;
+  /** The console's CPU with the page open and no load, in cores, once measured. */
+  consoleIdleCoreShare?: number;
 }
 
 /** Waits (bounded) until every service's group has caught up, so a step never inherits a backlog. */
@@ -45,6 +50,7 @@ async function waitForCatchUp(admin: Admin, options: StackOptions, maxSeconds: n
 /** What is read at the load window's start (`t=1s`) and end (`load done`). */
 interface WindowEdges {
   cpu?: CpuSnapshot;
+  page?: PageTraffic;
   work?: Promise<WorkReading | undefined>;
 }
 
@@ -53,10 +59,12 @@ function windowWatcher(context: StepContext, start: WindowEdges, end: WindowEdge
   return (line: string): void => {
     if (start.cpu === undefined && line.startsWith('t=1s')) {
       start.cpu = context.meter.snapshot();
+      start.page = context.page?.traffic();
       start.work = readWork(context.options);
     }
     if (line.includes('load done')) {
       end.cpu = context.meter.snapshot();
+      end.page = context.page?.traffic();
       end.work = readWork(context.options);
     }
     if (/^t=\d*[05]s/.test(line) || !line.startsWith('t=')) say(`  ${line}`);
@@ -105,6 +113,10 @@ export async function runStep(
     verdict,
     cpu,
     ordersInWindow,
+    ...(start.page && end.page ? { page: trafficBetween(start.page, end.page) } : {}),
+    ...(context.consoleIdleCoreShare !== undefined
+      ? { consoleIdleCoreShare: context.consoleIdleCoreShare }
+      : {}),
     perOrder: both ? perOrderCounters(both[0].databases, both[1].databases, ordersInWindow) : undefined,
     counts:
       both && cpu
@@ -138,5 +150,9 @@ function sayOutcome(result: StepResult): void {
         .join(
           ', ',
         )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}`,
+    );
+  if (result.console)
+    say(
+      `     console (flow page open): ${result.console.cpuMsPerOrder} CPU ms per order, ${(result.console.coreShare * 100).toFixed(1)} % of a core; the page got ${result.console.page?.streamEvents ?? '–'} stream events and ${result.console.page?.pollsOk ?? '–'} polls`,
     );
 }

@@ -1,6 +1,6 @@
-import { ServiceNames, type ServiceName } from '@pipeline/contracts';
+import { consumerGroupOf, ServiceNames, type ServiceName } from '@pipeline/contracts';
 import { resolve } from 'node:path';
-import { defaultGroupId, parseBrokerList } from '@pipeline/messaging';
+import { parseBrokerList } from '@pipeline/messaging';
 import { z } from 'zod';
 
 const DEFAULT_PORTS: Readonly<Record<ServiceName, number>> = {
@@ -43,7 +43,7 @@ const serviceUrlFields = Object.fromEntries(
 const serviceGroupFields = Object.fromEntries(
   ServiceNames.map((name) => [
     `${name.toUpperCase()}_SERVICE_GROUP`,
-    z.string().min(1).default(defaultGroupId(name)),
+    z.string().min(1).default(consumerGroupOf(name)),
   ]),
 ) as Record<`${Uppercase<ServiceName>}_SERVICE_GROUP`, z.ZodDefault<z.ZodString>>;
 

@@ -1,4 +1,5 @@
 import { AssignerProtocol, ConfigResourceTypes, type Admin, type GroupDescription } from 'kafkajs';
+import type { Highs } from './watermarks';
 
 export interface PartitionView {
   readonly partition: number;
@@ -107,27 +108,43 @@ export async function listGroupIds(admin: Admin): Promise<string[]> {
 }
 
 /** Members, assignments, committed offsets and lag of the given groups. */
-export async function describeGroups(admin: Admin, groupIds: readonly string[]): Promise<GroupView[]> {
+export async function describeGroups(
+  admin: Admin,
+  groupIds: readonly string[],
+  highsOf: (topics: readonly string[]) => Promise<Highs> = (topics) => highsThrough(admin, topics),
+): Promise<GroupView[]> {
   if (groupIds.length === 0) return [];
-  const { groups } = await admin.describeGroups([...groupIds]);
-  const highs = new Map<string, Map<number, string>>();
-  const views: GroupView[] = [];
-  for (const group of groups) {
-    const members = group.members.map(memberView);
-    const committed = await admin.fetchOffsets({ groupId: group.groupId });
-    const topics = new Set([
+  const [{ groups }, existing] = await Promise.all([
+    admin.describeGroups([...groupIds]),
+    admin.listTopics().then((names) => new Set(names)),
+  ]);
+  const described = await Promise.all(
+    groups.map(async (group) => ({
+      group,
+      members: group.members.map(memberView),
+      committed: await admin.fetchOffsets({ groupId: group.groupId }),
+    })),
+  );
+  const topics = new Set(
+    described.flatMap(({ committed, members }) => [
       ...committed.map((t) => t.topic),
       ...members.flatMap((m) => m.assignment.map((a) => a.topic)),
-    ]);
-    for (const topic of topics) {
-      if (!highs.has(topic)) {
-        const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
-        highs.set(topic, new Map(offsets.map((o) => [o.partition, o.high])));
-      }
-    }
-    views.push(groupView(group, members, committed, highs));
+    ]),
+  );
+  // A deleted topic's offsets outlive it in the group: never ask for its watermarks.
+  const highs = await highsOf([...topics].filter((topic) => existing.has(topic)).sort());
+  return described
+    .map(({ group, members, committed }) => groupView(group, members, committed, highs))
+    .sort((a, b) => a.groupId.localeCompare(b.groupId));
+}
+
+async function highsThrough(admin: Admin, topics: readonly string[]): Promise<Highs> {
+  const highs: Highs = new Map();
+  for (const topic of topics) {
+    const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+    highs.set(topic, new Map(offsets.map((o) => [o.partition, o.high])));
   }
-  return views.sort((a, b) => a.groupId.localeCompare(b.groupId));
+  return highs;
 }
 
 function memberView(member: GroupDescription['members'][number]): MemberView {

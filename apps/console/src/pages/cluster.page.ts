@@ -9,7 +9,10 @@ import {
   type GroupView,
   type TopicView,
 } from '../cluster/cluster-view';
+import { groupRules, isEmptyGroup, matchesFilter, orderGroups, type GroupKind } from '../cluster/group-order';
+import { Watermarks } from '../cluster/watermarks';
 import { registerAction } from '../http/actions';
+import { emptyMark, groupsList, parseGroupsFilter } from './groups-list';
 import { html, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, sendHtml, tableHead } from './layout';
 
@@ -42,7 +45,11 @@ function topicsTable(topics: readonly TopicView[]): SafeHtml {
   </table>`;
 }
 
-export function groupSection(group: GroupView, resetLink = true): SafeHtml {
+/**
+ * One group as `kafka-consumer-groups --describe` shows it; `kind` (on the groups page) marks an
+ * empty group and nests its heading under the part's.
+ */
+export function groupSection(group: GroupView, resetLink = true, kind?: GroupKind): SafeHtml {
   const short = (memberId: string | undefined) => (memberId === undefined ? '–' : memberId.slice(-12));
   const members = group.members.map(
     (m) =>
@@ -62,8 +69,17 @@ export function groupSection(group: GroupView, resetLink = true): SafeHtml {
         <td><small>${short(o.memberId)}</small></td>
       </tr>`,
   );
-  return html`<section class="group" data-group="${group.groupId}" aria-labelledby="group-${group.groupId}">
-    <h2 id="group-${group.groupId}">${group.groupId}</h2>
+  const heading =
+    kind === undefined
+      ? html`<h2 id="group-${group.groupId}">${group.groupId}</h2>`
+      : html`<h3 id="group-${group.groupId}">${group.groupId}</h3>`;
+  return html`<section
+    class="group"
+    data-group="${group.groupId}"
+    ${isEmptyGroup(group) ? html`data-empty="true"` : ''}
+    aria-labelledby="group-${group.groupId}"
+  >
+    ${heading} ${kind === undefined ? '' : emptyMark(group, kind)}
     <p>
       <span data-field="state">${group.state}</span> ·
       <span data-field="members">${group.members.length}</span> member${group.members.length === 1 ? '' : 's'}
@@ -89,6 +105,10 @@ export function groupSection(group: GroupView, resetLink = true): SafeHtml {
 
 export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): void {
   const { access, admin, config } = deps;
+  const watermarks = new Watermarks(deps.kafka);
+  app.addHook('onClose', () => watermarks.close());
+  const describe = (ids: readonly string[]) =>
+    describeGroups(admin, ids, (topics) => watermarks.highs(topics));
 
   app.get('/topics', async (request, reply) => {
     const topics = await describeTopics(admin, config.kafka.topicPrefix);
@@ -101,40 +121,43 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
     return sendHtml(reply, layout('Topics', access.pageContext(request, reply), '/topics', page));
   });
 
-  const groupsFragment = async (filter: string | undefined): Promise<SafeHtml> => {
-    const ids = (await listGroupIds(admin)).filter(
-      (id) => filter === undefined || filter === '' || id.includes(filter),
-    );
-    const groups = await describeGroups(admin, ids);
-    return groups.length === 0
-      ? html`<p>No consumer groups${filter ? html` matching “${filter}”` : ''}.</p>`
-      : html`${groups.map((g) => groupSection(g))}`;
+  const rules = groupRules(config.kafka.topicPrefix, config.kafka.group);
+  const groupsFragment = async (filter: string): Promise<SafeHtml> => {
+    const ids = (await listGroupIds(admin)).filter((id) => matchesFilter(id, filter));
+    const ordered = orderGroups(await describe(ids), rules);
+    return groupsList(ordered, filter, (group, kind) => groupSection(group, true, kind));
   };
 
-  app.get<{ Querystring: { q?: string } }>('/groups', async (request, reply) => {
-    const q = typeof request.query.q === 'string' ? request.query.q : undefined;
-    const refresh = `/groups/fragment${q ? `?q=${encodeURIComponent(q)}` : ''}`;
-    const page = html`<p>
+  app.get('/groups', async (request, reply) => {
+    const filter = parseGroupsFilter(request.query);
+    const refresh = `/groups/fragment${filter ? `?filter=${encodeURIComponent(filter)}` : ''}`;
+    const page = html`<link rel="stylesheet" href="/assets/groups.css" />
+      <p>
         Members, their partitions and the lag per partition, as
-        <code>kafka-consumer-groups --describe</code> shows them; refreshed every 2 s.
+        <code>kafka-consumer-groups --describe</code> shows them; refreshed every 2 s. The five services’
+        groups come first, then the console’s own, then every other group of the cluster (tools’ and tests’),
+        folded.
       </p>
-      <form method="get" action="/groups" class="row">
-        <label>Group name contains <input name="q" value="${q ?? ''}" /></label
+      <form method="get" action="/groups" class="row" role="search">
+        <label>Group name contains <input id="group-filter" name="filter" value="${filter}" /></label
         ><button type="submit">Filter</button>
       </form>
-      <div id="groups" data-refresh-url="${refresh}" data-refresh-ms="2000">${await groupsFragment(q)}</div>`;
+      <div id="groups" data-refresh-url="${refresh}" data-refresh-ms="2000">
+        ${await groupsFragment(filter)}
+      </div>
+      <script src="/assets/groups-filter.js" defer></script>`;
     return sendHtml(reply, layout('Consumer groups', access.pageContext(request, reply), '/groups', page));
   });
 
-  app.get<{ Querystring: { q?: string } }>('/groups/fragment', async (request, reply) =>
-    sendHtml(reply, await groupsFragment(typeof request.query.q === 'string' ? request.query.q : undefined)),
+  app.get('/groups/fragment', async (request, reply) =>
+    sendHtml(reply, await groupsFragment(parseGroupsFilter(request.query))),
   );
 
   // The confirmation step: the group as it is now, and what the reset will do.
   app.get<{ Params: { groupId: string } }>('/groups/:groupId/reset', async (request, reply) => {
     const { groupId } = request.params;
     const context = access.pageContext(request, reply);
-    const [group] = await describeGroups(admin, [groupId]);
+    const [group] = await describe([groupId]);
     const page = html`<p>
         Resetting moves the committed offset of every partition this group has committed on to the partition's
         low watermark: its consumers read the whole retained log again (the analytics replay). Kafka allows it
@@ -166,12 +189,12 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         statusCode: 400,
       });
     }
-    const [before] = await describeGroups(admin, [groupId]);
+    const [before] = await describe([groupId]);
     if (before === undefined)
       throw Object.assign(new Error(`unknown consumer group ${groupId}`), { statusCode: 404 });
     try {
       const { topics } = await resetGroupToEarliest(admin, groupId);
-      const [after] = await describeGroups(admin, [groupId]);
+      const [after] = await describe([groupId]);
       const content = html`<p role="status">
           Reset <code>${groupId}</code> to the earliest offsets of ${topics.join(', ') || 'no topic'}.
         </p>

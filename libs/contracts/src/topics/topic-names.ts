@@ -17,3 +17,9 @@ export const ServiceNames = ['order', 'payment', 'inventory', 'email', 'analytic
 export type ServiceName = (typeof ServiceNames)[number];
 
 export const deadLetterTopic = (service: ServiceName): string => `${service}.dead-letter`;
+
+/**
+ * A service's consumer group when KAFKA_CONSUMER_GROUP does not name another: `payment-service`.
+ * The bench and the load generator put their run's prefix in front (`<prefix>payment-service`).
+ */
+export const consumerGroupOf = (service: string): string => `${service}-service`;

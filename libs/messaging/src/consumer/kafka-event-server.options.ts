@@ -1,5 +1,5 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
+import { consumerGroupOf, deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry/backoff';
@@ -65,13 +65,10 @@ export type ResolvedServerOptions = Required<
   readonly source: string;
 };
 
-/** A service's consumer group unless configured otherwise (the console reads its lag by this name). */
-export const defaultGroupId = (service: string): string => `${service}-service`;
-
 export function resolveServerOptions(options: KafkaEventServerOptions): ResolvedServerOptions {
   return {
     ...options,
-    groupId: options.groupId ?? defaultGroupId(options.service),
+    groupId: options.groupId ?? consumerGroupOf(options.service),
     source: `${options.service}-service`,
     admin: options.admin,
     retry: { ...DEFAULT_RETRY, ...options.retry },
