@@ -97,7 +97,8 @@ describe('console: a load run from the Load page, against the real pipeline', ()
     const report = JSON.parse(await readFile(join(reportDir, `${name}.json`), 'utf8')) as LoadReport;
     expect(report.totals).toMatchObject({ placed, lost: 0, duplicated: 0, completed: placed });
     expect(report.stopped).toBeUndefined();
-    // The run's own consumer group on `orders` leaves nothing behind for the groups page.
+    // The run's own consumer group on `orders` is named as the console's, and is gone afterwards.
+    expect(report.consumerGroup.startsWith(`${consoleApp.group}.load-`), report.consumerGroup).toBe(true);
     await expect(groupIds()).resolves.not.toContain(report.consumerGroup);
 
     // The HTML report renders with its inline styles and charts under its own CSP.

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel, type logCreator } from 'kafkajs';
 import { LagMonitor } from './lag-monitor';
 import type { LoadConfig } from './load-config';
@@ -35,6 +36,8 @@ export interface RunLoadOptions {
   readonly log?: (line: string) => void;
   /** Where kafkajs's own errors go (default: dropped). */
   readonly kafkaLog?: (line: string) => void;
+  /** The run's own group on `orders` is this followed by a UUID (default `loadgen-`). */
+  readonly groupPrefix?: string;
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> => systemClock.sleep(ms, signal);
@@ -65,8 +68,11 @@ export async function runLoad(config: LoadConfig, options: RunLoadOptions = {}):
     logCreator: kafkaLog,
   });
   let run: LoadRun | undefined;
-  const watcher = new TerminalWatcher(kafka, config.topicPrefix, (orderId, type) =>
-    run?.terminal(orderId, type),
+  const watcher = new TerminalWatcher(
+    kafka,
+    config.topicPrefix,
+    (orderId, type) => run?.terminal(orderId, type),
+    `${options.groupPrefix ?? 'loadgen-'}${randomUUID()}`,
   );
   const admin = kafka.admin();
   await admin.connect();

@@ -32,6 +32,8 @@ export class LoadRunner {
   constructor(
     private readonly reportDir: string,
     private readonly log: LoadRunnerLog,
+    /** A run's group on `orders` starts with it: the groups page lists it as the console's. */
+    private readonly groupPrefix: string,
   ) {}
 
   /** The run now, or the last one's result. */
@@ -82,6 +84,7 @@ export class LoadRunner {
         },
         log: (line) => this.log.info(line),
         kafkaLog: (line) => this.log.error(line),
+        groupPrefix: this.groupPrefix,
       });
       const files = await writeReportFiles(this.reportDir, report);
       this.state = { status: 'finished', report, files };

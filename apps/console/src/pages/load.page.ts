@@ -59,10 +59,11 @@ function startForm(context: PageContext) {
 
 export function registerLoadPage(app: FastifyInstance, deps: ConsoleDeps): void {
   const { access, config } = deps;
-  const runner = new LoadRunner(config.load.reportDir, {
-    info: (message) => app.log.info(message),
-    error: (message) => app.log.error(message),
-  });
+  const runner = new LoadRunner(
+    config.load.reportDir,
+    { info: (message) => app.log.info(message), error: (message) => app.log.error(message) },
+    `${config.kafka.group}.load-`,
+  );
   // The console's shutdown (app.close() in main.ts) aborts a running load and waits for it.
   app.addHook('onClose', async () => runner.close());
 

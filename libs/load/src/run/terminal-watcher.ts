@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { EventHeaders, Topics } from '@pipeline/contracts';
 import type { Consumer, IHeaders, Kafka } from 'kafkajs';
 import type { TerminalType } from './outcome-tracker';
@@ -33,7 +32,7 @@ export class TerminalWatcher {
     private readonly kafka: Kafka,
     topicPrefix: string,
     private readonly onTerminal: (orderId: string, type: TerminalType) => void,
-    readonly groupId = `loadgen-${randomUUID()}`,
+    readonly groupId: string,
   ) {
     this.topic = `${topicPrefix}${Topics.orders}`;
     this.consumer = kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 100 });
