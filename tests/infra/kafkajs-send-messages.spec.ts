@@ -40,23 +40,30 @@ const createRetry = require('kafkajs/src/retry') as (options: Record<string, num
 const TOPIC = 'orders';
 const silent = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 
-/** A broker that records what it was asked to write, and fails its first `failures` requests. */
-function fakeBroker(nodeId: number, failures = 0) {
+/**
+ * A broker that records what it was asked to write, fails its first `failures` requests, and
+ * answers the others after `answerAfter` (a promise the test settles, default at once).
+ */
+function fakeBroker(
+  nodeId: number,
+  failures = 0,
+  answerAfter: () => Promise<void> = () => Promise.resolve(),
+) {
   const requests: ProduceRequest[] = [];
   let failuresLeft = failures;
   return {
     nodeId,
     requests,
-    produce: (request: ProduceRequest) => {
+    produce: async (request: ProduceRequest) => {
       requests.push(request);
-      if (failuresLeft-- > 0)
-        return Promise.reject(new KafkaJSConnectionError('Connection error: ECONNREFUSED'));
-      return Promise.resolve({
+      if (failuresLeft-- > 0) throw new KafkaJSConnectionError('Connection error: ECONNREFUSED');
+      await answerAfter();
+      return {
         topics: request.topicData.map(({ topic, partitions }) => ({
           topicName: topic,
           partitions: partitions.map(({ partition }) => ({ partition, errorCode: 0, baseOffset: '0' })),
         })),
-      });
+      };
     },
   };
 }
@@ -102,12 +109,20 @@ const plainProducer = {
   getTransactionalId: () => undefined,
 };
 
-function sendTo(cluster: ReturnType<typeof twoBrokerCluster>) {
+/** Each record names its partition in its key. */
+const byKey = ({ message }: { message: { key: string } }) => Number(message.key);
+
+/** As the default partitioner does for keyless records: the next partition on every call. */
+function roundRobin() {
+  let next = 0;
+  return () => next++ % 2;
+}
+
+function sendTo(cluster: ReturnType<typeof twoBrokerCluster>, partitioner: (input: never) => number = byKey) {
   return createSendMessages({
     logger: silent,
     cluster,
-    // Each record names its partition in its key.
-    partitioner: ({ message }: { message: { key: string } }) => Number(message.key),
+    partitioner,
     eosManager: plainProducer,
     retrier: createRetry({ initialRetryTime: 1, maxRetryTime: 5, retries: 3 }),
   });
@@ -154,5 +169,60 @@ describe('kafkajs producer (patched): a leader lost during a send', () => {
     const sentToBroker2 = broker2.requests.flatMap(partitionsOf);
     expect(sentToBroker2.filter((partition) => partition === 1)).toHaveLength(1);
     expect(sentToBroker2).toContain(0);
+  });
+
+  it('keeps each keyless record on the partition it was first given: none dropped, none sent twice', async () => {
+    const broker1 = fakeBroker(1, 1);
+    const broker2 = fakeBroker(2);
+    const send = sendTo(twoBrokerCluster(broker1, broker2), roundRobin());
+
+    await send({
+      acks: -1,
+      topicMessages: [{ topic: TOPIC, messages: ['a', 'b', 'c'].map((value) => ({ key: '', value })) }],
+    });
+
+    // a and c went to partition 0 (broker 1, failed), b to partition 1 (acknowledged). Choosing
+    // again on the retry put a and c on the acknowledged partition 1 (dropped) and b on 0 (twice).
+    const valuesSentTo = (broker: ReturnType<typeof fakeBroker>, partition: number) =>
+      broker.requests.flatMap((request) =>
+        request.topicData.flatMap((topic) =>
+          topic.partitions
+            .filter((entry) => entry.partition === partition)
+            .flatMap((entry) => entry.messages.map((message) => (message as { value: string }).value)),
+        ),
+      );
+    expect(valuesSentTo(broker2, 1)).toEqual(['b']);
+    expect(valuesSentTo(broker2, 0)).toEqual(['a', 'c']);
+  });
+
+  it('records every answer before it retries: a slow broker’s partition is not sent again', async () => {
+    let answer!: () => void;
+    let asked!: () => void;
+    const broker2Asked = new Promise<void>((resolve) => (asked = resolve));
+    const slow = new Promise<void>((resolve) => (answer = resolve));
+    const broker1 = fakeBroker(1, 1); // fails at once
+    const broker2 = fakeBroker(2, 0, () => {
+      asked();
+      return slow;
+    });
+    const send = sendTo(twoBrokerCluster(broker1, broker2));
+
+    const sending = send(ONE_RECORD_PER_PARTITION);
+    await broker2Asked;
+    // Ten times the longest retry delay: unpatched, the retry re-sent partition 1 meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(broker2.requests.map(partitionsOf)).toEqual([[1]]);
+    answer();
+    await sending;
+    expect(broker2.requests.map(partitionsOf)).toEqual([[1], [0]]);
+  });
+
+  it('with acks=0 sends each partition once and resolves with no answers', async () => {
+    const broker1 = fakeBroker(1);
+    const broker2 = fakeBroker(2);
+    const send = sendTo(twoBrokerCluster(broker1, broker2));
+
+    await expect(send({ ...ONE_RECORD_PER_PARTITION, acks: 0 })).resolves.toEqual([]);
+    expect([...broker1.requests, ...broker2.requests].flatMap(partitionsOf).sort()).toEqual([0, 1]);
   });
 });

@@ -78,7 +78,8 @@ export async function runLoad(config: LoadConfig, options: RunLoadOptions = {}):
   await admin.connect();
   try {
     log(`loadgen: joining ${watcher.topic} as ${watcher.groupId}`);
-    await watcher.start();
+    // A stop while joining ends the run before any order is sent: it rejects, saying so.
+    await watcher.start(60_000, signal);
     const startedAt = new Date().toISOString();
     const load = new LoadRun(config, systemClock, signal);
     run = load;

@@ -26,6 +26,15 @@ describe('classifyGroup', () => {
     expect(classifyGroup('bench-2.payment-service', prefixed)).toBe('other');
   });
 
+  it('takes the groups the flow page draws (<SERVICE>_SERVICE_GROUP) as the pipeline’s too', () => {
+    const custom = groupRules('', 'console', { payment: 'payments-blue' });
+    expect(classifyGroup('payments-blue', custom)).toBe('pipeline');
+    expect(classifyGroup('payment-service', custom)).toBe('pipeline');
+    expect(
+      orderGroups([group('payments-blue'), group('order-service')], custom).pipeline.map((g) => g.groupId),
+    ).toEqual(['order-service', 'payments-blue']);
+  });
+
   it('counts the console’s group and what its load runs and experiments create as the console’s', () => {
     expect(classifyGroup('console', plain)).toBe('console');
     expect(classifyGroup('console.load-watcher.1a2b', plain)).toBe('console');

@@ -1,4 +1,4 @@
-import { consumerGroupOf, ServiceNames } from '@pipeline/contracts';
+import { consumerGroupOf, ServiceNames, type ServiceName } from '@pipeline/contracts';
 
 /** Where a consumer group belongs on the groups page, in the order the page shows them. */
 export type GroupKind = 'pipeline' | 'console' | 'other';
@@ -17,14 +17,20 @@ export interface GroupRules {
 export const ConsoleGroupPrefixes = ['lab.'] as const;
 
 /**
- * The rules for a console configured with a topic prefix and a consumer group. With a prefix the
- * services' groups are looked for both prefixed (how the bench and the load generator run them)
- * and plain (KAFKA_CONSUMER_GROUP unset, as `npm run stack` runs them).
+ * The rules for a console configured with a topic prefix, a consumer group and the services'
+ * groups (`<SERVICE>_SERVICE_GROUP`, the ones the flow page draws). Besides those, the services'
+ * default names count, prefixed (how the bench and the load generator run them) and plain
+ * (KAFKA_CONSUMER_GROUP unset, as `npm run stack` runs them).
  */
-export function groupRules(topicPrefix: string, consoleGroup: string): GroupRules {
+export function groupRules(
+  topicPrefix: string,
+  consoleGroup: string,
+  serviceGroups: Partial<Readonly<Record<ServiceName, string>>> = {},
+): GroupRules {
   const pipeline = ServiceNames.flatMap((service) => {
     const group = consumerGroupOf(service);
-    return topicPrefix === '' ? [group] : [topicPrefix + group, group];
+    const names = [serviceGroups[service], topicPrefix === '' ? undefined : topicPrefix + group, group];
+    return [...new Set(names.filter((name): name is string => name !== undefined))];
   });
   return { pipeline, consolePrefixes: [consoleGroup, ...ConsoleGroupPrefixes] };
 }

@@ -121,7 +121,7 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
     return sendHtml(reply, layout('Topics', access.pageContext(request, reply), '/topics', page));
   });
 
-  const rules = groupRules(config.kafka.topicPrefix, config.kafka.group);
+  const rules = groupRules(config.kafka.topicPrefix, config.kafka.group, config.groups);
   const groupsFragment = async (filter: string): Promise<SafeHtml> => {
     const ids = (await listGroupIds(admin)).filter((id) => matchesFilter(id, filter));
     const ordered = orderGroups(await describe(ids), rules);

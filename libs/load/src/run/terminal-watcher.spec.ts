@@ -1,5 +1,6 @@
+import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { terminalType } from './terminal-watcher';
+import { TerminalWatcher, terminalType } from './terminal-watcher';
 
 describe('terminalType', () => {
   it('recognises the two terminal events from the raw header bytes', () => {
@@ -14,5 +15,39 @@ describe('terminalType', () => {
     expect(terminalType({ ce_type: Buffer.from('order.confirmedx') })).toBeUndefined();
     expect(terminalType({ other: Buffer.from('order.confirmed') })).toBeUndefined();
     expect(terminalType(undefined)).toBeUndefined();
+  });
+});
+
+describe('TerminalWatcher.start', () => {
+  // No broker listens on port 1: every connect fails at once.
+  const unreachable = () =>
+    new Kafka({
+      brokers: ['127.0.0.1:1'],
+      clientId: 'terminal-watcher-spec',
+      connectionTimeout: 200,
+      retry: { retries: 0 },
+      logLevel: logLevel.NOTHING,
+    });
+
+  it('rejects when it cannot connect, and its join timer rejects nothing later', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const watcher = new TerminalWatcher(unreachable(), '', () => undefined, 'watcher-spec');
+      await expect(watcher.start(100)).rejects.toThrow();
+      // Past the join timeout: an armed timer would have rejected by now.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('ends at once when the run is stopped while joining', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const watcher = new TerminalWatcher(unreachable(), '', () => undefined, 'watcher-spec');
+    await expect(watcher.start(60_000, stop.signal)).rejects.toThrow('stopped while joining');
   });
 });

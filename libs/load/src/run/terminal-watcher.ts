@@ -38,37 +38,49 @@ export class TerminalWatcher {
     this.consumer = kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 100 });
   }
 
-  async start(timeoutMs = 60_000): Promise<void> {
-    const joined = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`consumer did not join within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      let joinedGroup = false;
-      this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
-        joinedGroup = true;
-      });
-      this.consumer.on(this.consumer.events.FETCH, () => {
-        if (!joinedGroup) return;
-        clearTimeout(timer);
-        resolve();
-      });
+  /**
+   * Ends early, rejecting, when `signal` is aborted (a stop while the group is still joining) or
+   * when connecting fails; the join timer is cleared on every path, so nothing rejects later.
+   */
+  async start(timeoutMs = 60_000, signal?: AbortSignal): Promise<void> {
+    let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
+    const joined = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    const timer = setTimeout(
+      () => settle?.reject(new Error(`consumer did not join within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    const onAbort = () => settle?.reject(new Error('stopped while joining'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let joinedGroup = false;
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+      joinedGroup = true;
     });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.topic, fromBeginning: false });
-    await this.consumer.run({
-      // A fresh group per run that never resumes: committing offsets would only cost requests.
-      autoCommit: false,
-      eachBatch: async ({ batch }) => {
-        for (const message of batch.messages) {
-          const type = terminalType(message.headers);
-          if (type === undefined || message.key === null) continue;
-          this.onTerminal(message.key.toString(), type);
-        }
-        await Promise.resolve();
-      },
+    this.consumer.on(this.consumer.events.FETCH, () => {
+      if (joinedGroup) settle?.resolve();
     });
-    await joined;
+    try {
+      if (signal?.aborted) throw new Error('stopped while joining');
+      await this.consumer.connect();
+      await this.consumer.subscribe({ topic: this.topic, fromBeginning: false });
+      await this.consumer.run({
+        // A fresh group per run that never resumes: committing offsets would only cost requests.
+        autoCommit: false,
+        eachBatch: async ({ batch }) => {
+          for (const message of batch.messages) {
+            const type = terminalType(message.headers);
+            if (type === undefined || message.key === null) continue;
+            this.onTerminal(message.key.toString(), type);
+          }
+          await Promise.resolve();
+        },
+      });
+      await joined;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      // A rejection after the await above (e.g. the timer racing an abort) has no one to hear it.
+      joined.catch(() => undefined);
+    }
   }
 
   /**
