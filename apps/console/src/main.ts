@@ -81,18 +81,29 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
+  // Each step is logged if it fails and the next still runs: a stop never ends half-way.
+  const step = async (what: string, action: () => Promise<unknown> | void) => {
+    try {
+      await action();
+    } catch (error) {
+      app.log.error({ err: error }, `stopping: ${what} failed`);
+    }
+  };
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info(`${signal}: stopping`);
-    await app.close();
+    await step('the sampler', () => sampler.stop());
+    // Closing the server aborts a running load run and waits for it (the Load page's onClose).
+    await step('the HTTP server', () => app.close());
     // A running experiment is aborted; its cleanup (deleting its topics and groups) is awaited.
-    await experiments.close();
-    await sampler.stop();
+    await step('the experiments', () => experiments.close());
     store.close();
-    await feed.stop();
-    await following;
-    await admin.disconnect();
+    await step('the live flow', async () => {
+      await feed.stop();
+      await following;
+    });
+    await step('the admin client', () => admin.disconnect());
     process.exit(0);
   };
   process.once('SIGINT', () => void stop('SIGINT'));

@@ -129,6 +129,9 @@ export class ExperimentRuns {
           503,
           `"${id}" cannot run here: ${availability.reason} ${availability.howTo}`,
         );
+      // Stopped, or the console closing, while availability was being checked: never start.
+      if (this.closed || controller.signal.aborted)
+        throw new RunRefusedError(503, 'Stopped before it started.');
     } catch (error) {
       this.current = undefined;
       finish();

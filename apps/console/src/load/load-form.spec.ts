@@ -41,6 +41,10 @@ describe('the Load form', () => {
     expect(statusOf({ steps: '5,x' }).message).toMatch(/steps: must be rates separated by commas/);
     expect(statusOf({ traceRatio: '2' }).message).toMatch(/traceRatio: /);
     expect(statusOf({ duration: '0', rate: '100000' }).message).toMatch(/rate: .*; duration: /);
+    expect(statusOf({ steps: '5,5,5,5,5,5,5', stepSeconds: '600' }).message).toMatch(
+      /steps: at most 3600 s in all/,
+    );
+    expect(statusOf({ rate: '1000', duration: '3600' }).message).toMatch(/duration: at most 360000 orders/);
   });
 });
 

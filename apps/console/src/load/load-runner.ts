@@ -37,12 +37,16 @@ export class LoadRunner {
   ) {}
 
   /** The run now, or the last one's result. */
+  private closed = false;
+
   get current(): LoadRunState | undefined {
     return this.state;
   }
 
-  /** Starts a run in the background; refused (409) while one runs. */
+  /** Starts a run in the background; refused (409) while one runs, and (503) once closed. */
   start(config: LoadConfig): LoadRunState {
+    if (this.closed)
+      throw Object.assign(new Error('the console is stopping: no new load run'), { statusCode: 503 });
     if (this.running !== undefined) {
       const since = this.state?.status === 'running' ? ` (started ${this.state.startedAt})` : '';
       throw conflict(`a load run is already running${since}: one at a time, stop it first`);
@@ -71,6 +75,7 @@ export class LoadRunner {
 
   /** For the console's shutdown: nothing keeps running after it. */
   async close(): Promise<void> {
+    this.closed = true;
     this.controller?.abort();
     await this.running;
   }

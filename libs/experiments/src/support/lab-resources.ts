@@ -30,13 +30,22 @@ export async function listLabResources(admin: Admin, prefix: string): Promise<La
 /**
  * Deletes every group, then every topic, of the run (groups first: a group's committed offsets
  * outlive its topic). Members must have left: an empty group is deletable, a live one is not.
+ * The topics go even when a group cannot (a member still there): then it throws, naming both.
  */
 export async function removeLabResources(admin: Admin, prefix: string): Promise<LabResourceNames> {
   const found = await listLabResources(admin, prefix);
-  if (found.groups.length > 0) await admin.deleteGroups([...found.groups]);
-  if (found.topics.length > 0) await admin.deleteTopics({ topics: [...found.topics] });
+  const [groups, topics] = await Promise.allSettled([
+    found.groups.length > 0 ? admin.deleteGroups([...found.groups]) : Promise.resolve(),
+    found.topics.length > 0 ? admin.deleteTopics({ topics: [...found.topics] }) : Promise.resolve(),
+  ]);
+  const failures = [groups, topics].flatMap((result, i) =>
+    result.status === 'rejected' ? [`${i === 0 ? 'groups' : 'topics'}: ${messageOf(result.reason)}`] : [],
+  );
+  if (failures.length > 0) throw new Error(`cleanup of ${prefix}* failed (${failures.join('; ')})`);
   return found;
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The step that reports what a cleanup removed. */
 export const removedText = (removed: LabResourceNames): string =>
