@@ -1,16 +1,15 @@
+import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import type { Admin } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { FlowSampler } from './flow-sampler';
 import type { OrderFlowInterval } from './order-flow-counter';
 import type { InstanceMetrics } from './service-metrics';
 
-const GROUPS = {
-  order: 'g-order',
-  payment: 'g-payment',
-  inventory: 'g-inventory',
-  email: 'g-email',
-  analytics: 'g-analytics',
-};
+// Every service of the contracts (a generated one too): `g-<service>`.
+const GROUPS = Object.fromEntries(ServiceNames.map((service) => [service, `g-${service}`])) as Record<
+  ServiceName,
+  string
+>;
 
 /** A broker of two partitions per topic whose offsets the test moves. */
 function fakeAdmin(state: { highs: Record<string, number>; committed: Record<string, number> }) {

@@ -17,19 +17,27 @@ const TOPIC = { w: 120, h: 40 };
 const serviceBox = (x: number, cy = ROW): Box => ({ x, y: cy - SERVICE.h / 2, ...SERVICE });
 const topicBox = (x: number): Box => ({ x, y: ROW - TOPIC.h / 2, ...TOPIC });
 const ENTRY: Box = { x: 10, y: ROW - 20, w: 100, h: 40 };
-const SERVICES: Readonly<Record<ServiceName, Box>> = {
+/** The five services where the saga puts them. */
+const HAND_LAID: Partial<Readonly<Record<ServiceName, Box>>> = {
   order: serviceBox(160),
   payment: serviceBox(570),
   inventory: serviceBox(980),
   email: serviceBox(300, 370),
   analytics: serviceBox(510, 370),
 };
+/** A service added later (the service generator) joins the lower row, to the right. */
+const SERVICES = Object.fromEntries(
+  ServiceNames.map((service, i, all) => {
+    const extra = all.filter((s) => HAND_LAID[s] === undefined).indexOf(service);
+    return [service, HAND_LAID[service] ?? serviceBox(720 + extra * 210, 370)];
+  }),
+) as Readonly<Record<ServiceName, Box>>;
 const TOPICS: Readonly<Record<string, Box>> = {
   orders: topicBox(390),
   payments: topicBox(800),
   inventory: topicBox(1210),
 };
-const WIDTH = 1345;
+const WIDTH = Math.max(1345, ...Object.values(SERVICES).map((box) => box.x + box.w + 10));
 const HEIGHT = 432;
 const BAR_WIDTH = SERVICE.w - 20;
 /** The lag bars share one scale: the largest lag on the picture, and at least this. */
