@@ -44,13 +44,19 @@ async function runWindows(context: ExperimentContext, lab: LabResources): Promis
   await producer.connect();
   lab.onCleanup(() => producer.disconnect());
   const consumed: Consumed[] = [];
+  const seen = new Set<string>();
   const consumer = context.kafka.consumer({ groupId: lab.name('analytics'), maxWaitTimeInMs: 200 });
   lab.onCleanup(() => consumer.disconnect());
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   await consumer.run({
     eachMessage: ({ partition, message }) => {
-      consumed.push({ partition, message });
+      // At least once: a rebalance (a slow machine missing a heartbeat) can deliver a record
+      // again; each offset is taken once, as analytics-service's inbox would.
+      if (!seen.has(message.offset)) {
+        seen.add(message.offset);
+        consumed.push({ partition, message });
+      }
       return Promise.resolve();
     },
   });
@@ -76,7 +82,8 @@ async function runWindows(context: ExperimentContext, lab: LabResources): Promis
       `${phase.events.length} records consumed back`,
       () =>
         consumed.length >= expected ? consumed.slice(expected - phase.events.length, expected) : undefined,
-      { signal },
+      // Long enough for the group to rejoin after a rebalance on a loaded machine.
+      { signal, timeoutMs: 60_000 },
     );
     const fold = state.apply(batch.map((record) => orderCountOf(topic, record)));
     late.push(...fold.late);
