@@ -13,6 +13,8 @@ export const FlowPageStream = '/flow/stream';
  */
 export const FlowPagePolls: readonly { readonly path: string; readonly everyMs: number }[] = [
   { path: '/flow/metrics', everyMs: 5_000 },
+  { path: '/flow/diagram', everyMs: 5_000 },
+  { path: '/flow/series', everyMs: 5_000 },
 ];
 
 /** What the page received so far; read at a step's window edges. */
