@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueName } from '../support/kafka';
-import { freePort } from '../support/processes';
+import { eventually, freePort } from '../support/processes';
 import { launchBrowser, screenshot, startConsole, TOKEN, type ConsoleUnderTest } from './console.harness';
 
 /** Every route that changes something, with a body that would be valid. */
@@ -122,8 +122,15 @@ describe('console: safe by default', () => {
     await page.getByRole('button', { name: 'Place order' }).click();
     await page.locator('#demo-result', { hasText: 'Placed order' }).waitFor();
     expect(orderService.requests()).toBe(1);
-    expect(guarded.process.output()).toMatch(
-      /"action":"demo-order".*"orderId":"00000000-0000-4000-8000-000000000000"/,
+    // The console's log reaches the test through a pipe, a little after the answer.
+    await eventually(
+      () =>
+        /"action":"demo-order".*"orderId":"00000000-0000-4000-8000-000000000000"/.test(
+          guarded.process.output(),
+        )
+          ? Promise.resolve(true)
+          : Promise.resolve(undefined),
+      { timeoutMs: 10_000, what: 'the demo-order action in the console log' },
     );
     await context.close();
 

@@ -227,7 +227,8 @@ describe('console: consumer groups as instances join, die and come back', () => 
     const after = await settled(2, (shown) => shown.members.every((m) => m.id !== before.id));
     expect(after.members.map((m) => m.clientId).sort()).toEqual(['payment-service-1', 'payment-service-2']);
     await screenshot(page, 'consumer-groups-after-kill');
-  });
+    // The dead member's 30 s session timeout, a rejoin and the page's 2 s refresh, on a loaded machine.
+  }, 120_000);
 
   it('resets the group to the earliest offsets after a confirmation, and only once it has no members', async () => {
     const ordersTopic = `${prefix}orders`;

@@ -78,8 +78,7 @@ export async function runLoad(config: LoadConfig, options: RunLoadOptions = {}):
   await admin.connect();
   try {
     log(`loadgen: joining ${watcher.topic} as ${watcher.groupId}`);
-    // A stop while joining ends the run before any order is sent: it rejects, saying so.
-    await watcher.start(60_000, signal);
+    await watcher.start();
     const startedAt = new Date().toISOString();
     const load = new LoadRun(config, systemClock, signal);
     run = load;

@@ -38,19 +38,16 @@ export class TerminalWatcher {
     this.consumer = kafka.consumer({ groupId: this.groupId, maxWaitTimeInMs: 100 });
   }
 
-  /**
-   * Ends early, rejecting, when `signal` is aborted (a stop while the group is still joining) or
-   * when connecting fails; the join timer is cleared on every path, so nothing rejects later.
-   */
-  async start(timeoutMs = 60_000, signal?: AbortSignal): Promise<void> {
+  /** Rejects when connecting fails or the join times out; the join timer is cleared on every path. */
+  async start(timeoutMs = 60_000): Promise<void> {
     let settle: { resolve: () => void; reject: (error: Error) => void } | undefined;
     const joined = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    // Awaited below; until then a rejection must not count as unhandled (it would end the process).
+    joined.catch(() => undefined);
     const timer = setTimeout(
       () => settle?.reject(new Error(`consumer did not join within ${timeoutMs} ms`)),
       timeoutMs,
     );
-    const onAbort = () => settle?.reject(new Error('stopped while joining'));
-    signal?.addEventListener('abort', onAbort, { once: true });
     let joinedGroup = false;
     this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
       joinedGroup = true;
@@ -59,7 +56,6 @@ export class TerminalWatcher {
       if (joinedGroup) settle?.resolve();
     });
     try {
-      if (signal?.aborted) throw new Error('stopped while joining');
       await this.consumer.connect();
       await this.consumer.subscribe({ topic: this.topic, fromBeginning: false });
       await this.consumer.run({
@@ -77,9 +73,6 @@ export class TerminalWatcher {
       await joined;
     } finally {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      // A rejection after the await above (e.g. the timer racing an abort) has no one to hear it.
-      joined.catch(() => undefined);
     }
   }
 
