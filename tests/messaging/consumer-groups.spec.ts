@@ -80,7 +80,8 @@ describe('KafkaEventServer: consumer groups (fixture service as processes)', () 
         const { groups } = await current.admin.describeGroups([current.groupId]);
         return REBALANCING.has(groups[0]?.state ?? '') ? true : undefined;
       },
-      { what: 'rebalance started', intervalMs: 20 },
+      // The joiner is a new process: on a loaded machine it can take a while to boot and join.
+      { what: 'rebalance started', intervalMs: 20, timeoutMs: 60_000 },
     );
     for (let batch = 0; batch < 10; batch++) await send(10);
     await joining;
@@ -108,5 +109,5 @@ describe('KafkaEventServer: consumer groups (fixture service as processes)', () 
     );
     const exits = await Promise.all(processes.splice(0).map((running) => terminate(running)));
     expect(exits).toEqual(exits.map(() => 'SIGTERM'));
-  });
+  }, 150_000);
 });
