@@ -1,4 +1,5 @@
-import { jsonSchemaOf, OrderItemsSchema, OrderPlacedPayloadSchema } from '@pipeline/contracts';
+import { OrderItemsSchema, OrderPlacedPayloadSchema } from '@pipeline/contracts';
+import { jsonSchemaOf } from '../asyncapi/asyncapi-document';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { schemaChanges } from './compatibility';

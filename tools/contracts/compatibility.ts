@@ -1,4 +1,4 @@
-import type { JsonSchema } from '@pipeline/contracts';
+import type { JsonSchema } from '../asyncapi/asyncapi-document';
 
 /**
  * The contract compatibility rules: what a schema registry's FULL check (backward and forward)

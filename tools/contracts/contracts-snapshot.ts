@@ -3,10 +3,9 @@ import {
   TopicCatalogue,
   dataSchemaOf,
   deadLetterTopic,
-  jsonSchemaOf,
   type EventDescriptor,
-  type JsonSchema,
 } from '@pipeline/contracts';
+import { jsonSchemaOf, type JsonSchema } from '../asyncapi/asyncapi-document';
 import { canonical, schemaChanges } from './compatibility';
 
 /** Where the last committed contracts are, from the workspace root. */

@@ -17,7 +17,6 @@ export * from './events/orders-count-updated.event';
 export * from './events/event-catalogue';
 export * from './events/read-event';
 export * from './events/event-consumers';
-export * from './asyncapi/asyncapi-document';
 export * from './money/money';
 export * from './catalogue/demo-catalogue';
 export * from './windows/tumbling-window';

@@ -18,6 +18,16 @@ export const EventHeaders = {
   tracestate: 'tracestate',
 } as const;
 
+/** The headers a consumer requires on every event record: a record missing one is poison. */
+export const RequiredEventHeaderNames = [
+  EventHeaders.specVersion,
+  EventHeaders.id,
+  EventHeaders.type,
+  EventHeaders.source,
+  EventHeaders.time,
+  EventHeaders.correlationId,
+] as const;
+
 /** Headers a dead-lettered record gains, named as in the Kafka literature. */
 export const DeadLetterHeaders = {
   originalTopic: 'original_topic',

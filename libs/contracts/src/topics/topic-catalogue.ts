@@ -14,6 +14,10 @@ export interface TopicSpec {
   readonly description: string;
 }
 
+/** The partitions and replicas topics get by default (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR). */
+export const DEFAULT_TOPIC_PARTITIONS = 6;
+export const DEFAULT_TOPIC_REPLICAS = 1;
+
 const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
 const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
 /**

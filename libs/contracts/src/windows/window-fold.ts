@@ -145,12 +145,6 @@ export function shiftCounts(counts: WindowCounts, folded: WindowCounts, stored: 
   return fromCounting(plusCounting(toCounting(counts), minus(toCounting(stored), toCounting(folded))));
 }
 
-export const sameCounts = (a: WindowCounts, b: WindowCounts): boolean =>
-  a.placed === b.placed &&
-  a.confirmed === b.confirmed &&
-  a.cancelled === b.cancelled &&
-  a.revenue === b.revenue;
-
 /** Counts with revenue in integer cents: exact. */
 interface Cents {
   readonly placed: number;

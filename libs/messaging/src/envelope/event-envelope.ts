@@ -3,6 +3,7 @@ import {
   CLOUD_EVENTS_SPEC_VERSION,
   EventHeaders,
   JSON_CONTENT_TYPE,
+  RequiredEventHeaderNames,
   currentVersionOf,
   dataSchemaOf,
 } from '@pipeline/contracts';
@@ -96,15 +97,6 @@ export function readHeaders(headers: RawHeaders | undefined): RecordHeaders {
   return result;
 }
 
-const REQUIRED = [
-  EventHeaders.specVersion,
-  EventHeaders.id,
-  EventHeaders.type,
-  EventHeaders.source,
-  EventHeaders.time,
-  EventHeaders.correlationId,
-] as const;
-
 export type DecodedEnvelope =
   | { readonly ok: true; readonly metadata: EventMetadata; readonly payload: unknown }
   | { readonly ok: false; readonly reason: string };
@@ -117,7 +109,7 @@ export type DecodedEnvelope =
 export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undefined): DecodedEnvelope {
   // Every header is decoded once: this runs for every record a service reads.
   const read = readHeaders(headers);
-  const missing = REQUIRED.filter((name) => !read[name]);
+  const missing = RequiredEventHeaderNames.filter((name) => !read[name]);
   if (missing.length > 0) return { ok: false, reason: `missing required headers: ${missing.join(', ')}` };
   const specVersion = read[EventHeaders.specVersion];
   if (specVersion !== CLOUD_EVENTS_SPEC_VERSION) {

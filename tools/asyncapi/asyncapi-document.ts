@@ -1,7 +1,5 @@
 import { z } from 'zod';
-// Type only: `yaml` is a dev dependency, so the library must not load it at run time (services
-// import this library in the production image). Callers pass `stringify` from `yaml` in.
-import type { stringify as yamlStringify } from 'yaml';
+import { stringify } from 'yaml';
 import {
   CLOUD_EVENTS_SPEC_VERSION,
   DeadLetterHeaders,
@@ -9,12 +7,21 @@ import {
   JSON_CONTENT_TYPE,
   ReplayHeaders,
   dataSchemaOf,
-} from '../envelope/header-names';
-import type { EventDescriptor } from '../events/event-descriptor';
-import { EventCatalogue, EventDescriptors, type EventType } from '../events/event-catalogue';
-import { EventConsumers } from '../events/event-consumers';
-import { TopicCatalogue, type CleanupPolicy, type TopicSpec } from '../topics/topic-catalogue';
-import { ServiceNames, deadLetterTopic, type ServiceName } from '../topics/topic-names';
+  DEFAULT_TOPIC_PARTITIONS,
+  DEFAULT_TOPIC_REPLICAS,
+  EventCatalogue,
+  EventConsumers,
+  EventDescriptors,
+  RequiredEventHeaderNames,
+  ServiceNames,
+  TopicCatalogue,
+  deadLetterTopic,
+  type CleanupPolicy,
+  type EventDescriptor,
+  type EventType,
+  type ServiceName,
+  type TopicSpec,
+} from '@pipeline/contracts';
 
 /** A JSON Schema (draft-07, which the AsyncAPI 3.0 default schema format extends). */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -84,22 +91,9 @@ export interface AsyncApiDocumentOptions {
 }
 
 export const KAFKA_BINDING_VERSION = '0.5.0';
-/** The partitions and replicas topics get by default (KAFKA_TOPIC_PARTITIONS, KAFKA_REPLICATION_FACTOR). */
-export const DEFAULT_TOPIC_PARTITIONS = 6;
-export const DEFAULT_TOPIC_REPLICAS = 1;
 
 /** The id of the message a dead-letter topic carries. */
 export const DEAD_LETTER_MESSAGE = 'DeadLetterRecord';
-
-/** The headers a consumer requires on every event record (a record missing one is poison). */
-export const RequiredEventHeaderNames: readonly string[] = [
-  EventHeaders.specVersion,
-  EventHeaders.id,
-  EventHeaders.type,
-  EventHeaders.source,
-  EventHeaders.time,
-  EventHeaders.correlationId,
-];
 
 /** First line(s) of `docs/asyncapi.yaml`. */
 export const ASYNCAPI_YAML_HEADER =
@@ -432,7 +426,7 @@ export function buildAsyncApiDocument(options: AsyncApiDocumentOptions): AsyncAp
  * `docs/asyncapi.yaml`'s text: the header comment and the document, keys in build order, no
  * anchors, no line folding. Pass `stringify` from the `yaml` package.
  */
-export function renderAsyncApiYaml(document: AsyncApiDocument, stringify: typeof yamlStringify): string {
+export function renderAsyncApiYaml(document: AsyncApiDocument): string {
   return (
     ASYNCAPI_YAML_HEADER +
     stringify(document, { lineWidth: 0, aliasDuplicateObjects: false, singleQuote: true })

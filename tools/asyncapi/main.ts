@@ -1,12 +1,11 @@
 /**
  * Writes docs/asyncapi.yaml from the contracts (libs/contracts): `npm run asyncapi`.
  * `--check` writes nothing and exits 1 when the file is out of date.
- * Usage: node dist/tools/asyncapi.js [--check]
+ * Usage: node dist/tools/asyncapi/main.js [--check]
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { stringify } from 'yaml';
-import { buildAsyncApiDocument, renderAsyncApiYaml } from '@pipeline/contracts';
+import { buildAsyncApiDocument, renderAsyncApiYaml } from './asyncapi-document';
 
 /** The workspace root: the nearest directory above this file with nx.json (works from tools/ and dist/tools/). */
 function workspaceRoot(from: string): string {
@@ -18,7 +17,7 @@ function workspaceRoot(from: string): string {
 
 function renderAsyncApiFile(root: string): string {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
-  return renderAsyncApiYaml(buildAsyncApiDocument({ version }), stringify);
+  return renderAsyncApiYaml(buildAsyncApiDocument({ version }));
 }
 
 function main(): void {
