@@ -41,6 +41,8 @@ describe('console: dead letters, and redriving them from the UI', () => {
         SMTP_URL: smtpUrl,
         CONSUMER_RETRY_INITIAL_BACKOFF_MS: '100',
         CONSUMER_RETRY_MAX_BACKOFF_MS: '400',
+        // An SMTP server that never answers: the outage window is cut short to see the dead letter.
+        CONSUMER_RETRY_OUTAGE_WINDOW_MS: '1500',
       },
     });
     return email;

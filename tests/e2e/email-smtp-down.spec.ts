@@ -32,6 +32,8 @@ describe('email-service with the SMTP server down', () => {
         SMTP_URL: `smtp://127.0.0.1:${closedPort}`,
         CONSUMER_RETRY_INITIAL_BACKOFF_MS: '100',
         CONSUMER_RETRY_MAX_BACKOFF_MS: '400',
+        // An SMTP server that never answers: the outage window is cut short to see the dead letter.
+        CONSUMER_RETRY_OUTAGE_WINDOW_MS: '1500',
         KAFKA_TOPIC_PARTITIONS: '6',
       },
     });

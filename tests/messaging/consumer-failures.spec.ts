@@ -107,6 +107,70 @@ describe('KafkaEventServer: failure policy', () => {
     expect(header(letter!, DeadLetterHeaders.error)).toContain('cannot read properties of undefined');
   });
 
+  it('dead-letters a fatal event behind one that is then blocked only once, after the blocked one passes', async () => {
+    bed = await createTestBed('fail_behind_blocked');
+    // One transaction runs `first` (fine) and `bad` (fatal, named). Running `first` again alone
+    // fails (call 2), which blocks the partition before `bad`: `bad` is fetched and fails again
+    // after the backoff, and only that time may it be dead-lettered.
+    const behaviour = fixtureBehaviour(bed.service, {
+      fatalKeys: new Set(['bad']),
+      failingCalls: new Map([['first', new Set([2])]]),
+    });
+    await start(bed, behaviour);
+    await bed.send([testEventMessage({ key: 'first', seq: 1 }), testEventMessage({ key: 'bad', seq: 2 })]);
+    await committedPast(bed, 2);
+    // The scenario happened: `first` ran in the failed transaction, alone (failing), and twice more.
+    expect(behaviour.calls.get('first')).toBe(4);
+    expect(behaviour.calls.get('bad')).toBe(2);
+    const letters = await readTopic(bed.kafka, bed.deadLetterTopic);
+    expect(letters.map((letter) => header(letter, DeadLetterHeaders.originalOffset))).toEqual(['1']);
+  });
+
+  it('fails the batch visibly when its dead letter cannot be written, and moves on only once it is', async () => {
+    bed = await createTestBed('fail_dlt_missing');
+    const current = bed;
+    // A dead-letter topic that does not exist yet (topics are never created automatically).
+    const missing = `${current.deadLetterTopic}.late`;
+    const behaviour = fixtureBehaviour(current.service, { fatalKeys: new Set(['bad']) });
+    consumer = await startFixtureConsumer({
+      service: current.service,
+      topics: [current.topic],
+      kafka: current.kafka,
+      databaseUrl: current.db.url,
+      behaviour,
+      logger: new CapturingLogger(),
+      server: {
+        deadLetterTopic: missing,
+        logDeadLetters: false,
+        kafkaRetry: { retries: 0 },
+        restartBackoff: { initialMs: 200, maxMs: 1_000 },
+      },
+    });
+    const server = consumer.server;
+    await current.send([testEventMessage({ key: 'bad', seq: 1 }), testEventMessage({ key: 'good', seq: 2 })]);
+    // The send gives up, the batch fails and the consumer is restarted: counted, not hanging.
+    await eventually(
+      () => Promise.resolve(server.consumerStatus().counters.restarts >= 1 ? true : undefined),
+      {
+        what: 'a consumer restart after the dead-letter send failed',
+        timeoutMs: 120_000,
+      },
+    );
+    expect((await current.committed()).get(0)).toBe(-1);
+    const admin = current.kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic: missing, numPartitions: 1 }], waitForLeaders: true });
+      await committedPast(current, 2);
+      const letters = await readTopic(current.kafka, missing);
+      expect(letters.map((letter) => letter.key?.toString())).toEqual(['bad']);
+      expect(behaviour.calls.get('good')).toBeGreaterThanOrEqual(1);
+    } finally {
+      await admin.deleteTopics({ topics: [missing] }).catch(() => undefined);
+      await admin.disconnect();
+    }
+  }, 240_000);
+
   it('dead-letters poison records at once (fatal, 1 attempt) and keeps the partition flowing', async () => {
     bed = await createTestBed('fail_poison');
     const behaviour = fixtureBehaviour(bed.service);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyError } from '@pipeline/messaging';
+import { classifyError, isDependencyOutage } from '@pipeline/messaging';
 import { smtpFailure } from './smtp-failure';
 import { smtpPoolOptions } from './smtp.options';
 
@@ -7,9 +7,11 @@ const smtpError = (message: string, fields: Record<string, unknown>): Error =>
   Object.assign(new Error(message), fields);
 
 describe('smtpFailure', () => {
-  it('retries a refused connection', () => {
+  it('waits out a refused connection as an outage of the server', () => {
     const error = smtpFailure(smtpError('connect ECONNREFUSED 127.0.0.1:1', { code: 'ECONNECTION' }));
     expect(classifyError(error)).toBe('retriable');
+    expect(isDependencyOutage(error)).toBe(true);
+    expect(error.code).toBe('SMTP_UNAVAILABLE');
     expect(error.message).toContain('ECONNECTION');
   });
 
@@ -21,6 +23,7 @@ describe('smtpFailure', () => {
   it('dead-letters a 5xx permanent rejection at once', () => {
     const error = smtpFailure(smtpError('No such user', { code: 'EENVELOPE', responseCode: 550 }));
     expect(classifyError(error)).toBe('fatal');
+    expect(isDependencyOutage(error)).toBe(false);
     expect(error.code).toBe('SMTP_REJECTED');
   });
 });

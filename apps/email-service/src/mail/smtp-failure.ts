@@ -1,10 +1,11 @@
-import { FatalError, type PipelineError, RetriableError } from '@pipeline/messaging';
+import { DependencyUnavailableError, FatalError, type PipelineError } from '@pipeline/messaging';
 
 /**
  * What a failed send means for the failure policy. A 5xx reply is the server's permanent "no"
  * (unknown mailbox, policy rejection): sending again gives the same answer, so it is fatal and
  * dead-lettered at once. Everything else (connection refused, timeouts, 4xx "try again later")
- * is retried with backoff, then dead-lettered.
+ * means the server is unavailable: the partition waits with backoff for up to the consumer's
+ * outage window (CONSUMER_RETRY_OUTAGE_WINDOW_MS, 2 minutes), then the email is dead-lettered.
  */
 export function smtpFailure(error: unknown): PipelineError {
   const responseCode = numberField(error, 'responseCode');
@@ -16,7 +17,7 @@ export function smtpFailure(error: unknown): PipelineError {
     });
   }
   const code = stringField(error, 'code');
-  return new RetriableError(`SMTP send failed${code ? ` (${code})` : ''}: ${message}`, {
+  return new DependencyUnavailableError(`SMTP send failed${code ? ` (${code})` : ''}: ${message}`, {
     code: 'SMTP_UNAVAILABLE',
     cause: error,
   });

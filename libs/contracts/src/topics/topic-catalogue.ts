@@ -9,6 +9,11 @@ export interface TopicSpec {
   readonly cleanupPolicy: CleanupPolicy;
   /** `undefined` keeps the broker's default retention. */
   readonly retentionMs?: number;
+  /**
+   * `segment.ms`: the longest a segment stays open. Kafka deletes whole segments, once their
+   * newest record is past `retentionMs`, so a record can live up to retention + segment.ms.
+   */
+  readonly segmentMs?: number;
   /** `max.message.bytes`; `undefined` keeps the broker's default (1 MiB). */
   readonly maxMessageBytes?: number;
   readonly description: string;
@@ -18,8 +23,22 @@ export interface TopicSpec {
 export const DEFAULT_TOPIC_PARTITIONS = 6;
 export const DEFAULT_TOPIC_REPLICAS = 1;
 
-const SEVEN_DAYS_MS = 7 * 24 * 60 * 60 * 1000;
-const THIRTY_DAYS_MS = 30 * 24 * 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const SEVEN_DAYS_MS = 7 * DAY_MS;
+const THIRTY_DAYS_MS = 30 * DAY_MS;
+/** Kafka's `log.retention.check.interval.ms` default: how often the broker looks for old segments. */
+const RETENTION_CHECK_INTERVAL_MS = 5 * 60 * 1000;
+
+/** `retention.ms` and `segment.ms` of the saga topics (orders, payments, inventory). */
+export const EVENT_TOPIC_RETENTION_MS = SEVEN_DAYS_MS;
+export const EVENT_TOPIC_SEGMENT_MS = DAY_MS;
+/**
+ * The age of the oldest record a saga topic can still hold: its retention, plus the segment it
+ * shares with newer records, plus the broker's retention check. Inbox rows are kept this long
+ * (INBOX_RETENTION_MS), so no record the log still holds can find its inbox row gone.
+ */
+export const OLDEST_EVENT_RECORD_MS =
+  EVENT_TOPIC_RETENTION_MS + EVENT_TOPIC_SEGMENT_MS + RETENTION_CHECK_INTERVAL_MS;
 /**
  * A dead letter is the original record plus about 1.5 KB of diagnostic headers: twice the
  * broker's default limit leaves room for any record a source topic accepted.
@@ -32,21 +51,24 @@ export const TopicCatalogue: readonly TopicSpec[] = [
     name: Topics.orders,
     key: 'order id',
     cleanupPolicy: 'delete',
-    retentionMs: SEVEN_DAYS_MS,
+    retentionMs: EVENT_TOPIC_RETENTION_MS,
+    segmentMs: EVENT_TOPIC_SEGMENT_MS,
     description: 'Order lifecycle events produced by order-service.',
   },
   {
     name: Topics.payments,
     key: 'order id',
     cleanupPolicy: 'delete',
-    retentionMs: SEVEN_DAYS_MS,
+    retentionMs: EVENT_TOPIC_RETENTION_MS,
+    segmentMs: EVENT_TOPIC_SEGMENT_MS,
     description: 'Payment outcomes produced by payment-service.',
   },
   {
     name: Topics.inventory,
     key: 'order id',
     cleanupPolicy: 'delete',
-    retentionMs: SEVEN_DAYS_MS,
+    retentionMs: EVENT_TOPIC_RETENTION_MS,
+    segmentMs: EVENT_TOPIC_SEGMENT_MS,
     description: 'Stock reservation outcomes produced by inventory-service.',
   },
   {
@@ -66,6 +88,7 @@ export const TopicCatalogue: readonly TopicSpec[] = [
     key: 'the original record key',
     cleanupPolicy: 'delete',
     retentionMs: THIRTY_DAYS_MS,
+    segmentMs: DAY_MS,
     maxMessageBytes: DEAD_LETTER_MAX_MESSAGE_BYTES,
     description: `Records ${service}-service could not process, with diagnostic headers.`,
   })),

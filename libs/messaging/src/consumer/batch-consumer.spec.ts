@@ -23,7 +23,7 @@ function consumerWith(send: DeadLetterPublisher['send']) {
     deadLetterTopic: 'orders.dead-letter',
     counters: emptyCounters(),
     logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
-    retry: { attempts: 3, initialBackoffMs: 10, maxBackoffMs: 100 },
+    retry: { attempts: 3, initialBackoffMs: 10, maxBackoffMs: 100, outageWindowMs: 0 },
     heartbeatIntervalMs: 60_000,
     maxEventsPerTransaction: 500,
     lingerMs: 0,

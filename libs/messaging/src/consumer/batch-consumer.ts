@@ -5,12 +5,17 @@ import { PipelineMetrics } from '@pipeline/observability';
 import type { EachBatchPayload, KafkaMessage, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { headerValue } from '../envelope/event-envelope';
-import { classifyError, isConcurrencyConflict, isUnavailable } from '../errors/classify-error';
+import {
+  classifyError,
+  isConcurrencyConflict,
+  isDependencyOutage,
+  isUnavailable,
+} from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
 import { backoffDelay, sleep, type RetryOptions } from '../retry/backoff';
 import { contextFromHeaders } from '../tracing/messaging-spans';
 import { isSampled } from '../tracing/sampling';
-import { describeEvent, partitionOf, type PendingEvent } from './consumed-event';
+import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from './consumed-event';
 import type { ConsumerCounters } from './consumer-stats';
 import type { DeadLetter, DeadLetterPublisher } from './dead-letter';
 import { logDeadLetter } from './dead-letter-log';
@@ -82,7 +87,7 @@ interface PartitionWork {
 export class BatchConsumer {
   private submitted: Submitted[] = [];
   /** Failed attempts so far of the events waiting for a retry, by `topic/partition@offset`. */
-  private readonly attempts = new Map<string, number>();
+  private readonly attempts = new Map<string, { count: number; firstFailedAt: number }>();
   private unavailableStreak = 0;
   /** Offsets of what is durable, committed coalesced. */
   readonly commits: OffsetCommits;
@@ -183,7 +188,7 @@ export class BatchConsumer {
         payload: triage.payload,
         metadata: triage.metadata,
         position: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null },
-        attempt: (this.attempts.get(id) ?? 0) + 1,
+        attempt: (this.attempts.get(id)?.count ?? 0) + 1,
         message,
         sampled: isSampled(triage.metadata.traceparent),
       },
@@ -201,6 +206,7 @@ export class BatchConsumer {
       classify: classifyError,
       isTransient: (error: unknown) => isUnavailable(error) || isConcurrencyConflict(error),
       culpritOf,
+      waitsOut: (failure: Failure<ConsumedEvent>) => this.outageSoFarMs(failure) < retry.outageWindowMs,
     };
     const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
     for (const partition of work)
@@ -254,7 +260,14 @@ export class BatchConsumer {
     blocked: ReadonlyMap<string, Failure<PendingEvent>>,
     failures: readonly Failure<PendingEvent>[],
   ): Promise<void> {
-    const letters: DeadLetter[] = failures.map((failure) => this.letterOf(failure));
+    // A failure behind its partition's blocked event is not dead-lettered now: its offset cannot
+    // move yet, so it is fetched and tried again after the blocked one, and dead-lettered then.
+    const letters: DeadLetter[] = failures
+      .filter(({ event: { position } }) => {
+        const stop = blocked.get(partitionOf(position))?.event.position.offset;
+        return stop === undefined || BigInt(position.offset) < BigInt(stop);
+      })
+      .map((failure) => this.letterOf(failure));
     const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
@@ -304,13 +317,28 @@ export class BatchConsumer {
     });
   }
 
-  private retryLater({ event, error, errorClass, attempts }: Failure<PendingEvent>): void {
+  /** How long a failing event's dependency has been down (infinite when it is no outage). */
+  private outageSoFarMs({ event, error }: Failure<ConsumedEvent>): number {
+    if (!isDependencyOutage(error)) return Number.POSITIVE_INFINITY;
+    const since = this.attempts.get(attemptKey(event))?.firstFailedAt;
+    return since === undefined ? 0 : performance.now() - since;
+  }
+
+  private retryLater(failure: Failure<PendingEvent>): void {
+    const { event, error, errorClass, attempts } = failure;
     const { retry, logger, counters } = this.deps;
-    this.attempts.set(attemptKey(event), attempts);
+    const key = attemptKey(event);
+    const firstFailedAt = this.attempts.get(key)?.firstFailedAt ?? performance.now();
+    this.attempts.set(key, { count: attempts, firstFailedAt });
     const delay = backoffDelay(Math.max(1, attempts), retry);
+    const outageMs = this.outageSoFarMs(failure);
+    const progress =
+      attempts >= retry.attempts && Number.isFinite(outageMs)
+        ? `its dependency is down, waiting ${Math.round(outageMs / 1000)} s of ${Math.round(retry.outageWindowMs / 1000)} s`
+        : `attempt ${attempts}/${retry.attempts}`;
     withEventLogContext(event, () => {
       logger.warn(
-        `${describeEvent(event)} failed (attempt ${attempts}/${retry.attempts}, ${errorClass}): ` +
+        `${describeEvent(event)} failed (${progress}, ${errorClass}): ` +
           `${messageOf(error)}; its partition waits ${delay} ms`,
       );
     });
@@ -367,4 +395,5 @@ export class BatchConsumer {
   }
 }
 
-const attemptKey = (event: PendingEvent): string => `${partitionOf(event.position)}@${event.position.offset}`;
+const attemptKey = (event: ConsumedEvent): string =>
+  `${partitionOf(event.position)}@${event.position.offset}`;

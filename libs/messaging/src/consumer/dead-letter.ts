@@ -7,6 +7,7 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
+import { messageOf } from '../errors/message-of';
 import type { ErrorClass } from '../errors/pipeline-error';
 import { chunkBySize, recordBytes } from '../kafka/record-size';
 
@@ -59,13 +60,15 @@ export class DeadLetterPublisher {
     private readonly deadLetterTopic: string,
     private readonly consumerGroup: string,
   ) {
-    // Unlimited retries, as idempotence requires: while the broker cannot take the dead letter
-    // the partition waits, because its offset must not move past an unrecorded failure.
+    // Bounded retries (about a minute): a send that cannot succeed (its topic is gone, the broker
+    // refuses it) fails the batch, which the supervisor logs, counts and restarts from the last
+    // commit, instead of hanging inside the commit step while the member looks healthy. The
+    // offset never moves past a failure whose dead letter was not acknowledged.
     this.producer = kafka.producer({
       idempotent: true,
       maxInFlightRequests: 1,
       allowAutoTopicCreation: false,
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 300, maxRetryTime: 10_000 },
+      retry: { retries: 6, initialRetryTime: 300, maxRetryTime: 10_000 },
       // The original key lands where Java clients (and the relay) would put it.
       createPartitioner: Partitioners.DefaultPartitioner,
     });
@@ -89,9 +92,19 @@ export class DeadLetterPublisher {
       value: letter.message.value,
       headers: deadLetterHeaders(letter, this.consumerGroup, failedAt),
     }));
-    // One request after the other: a partition's dead letters keep the order of the originals.
-    for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES))
-      await this.producer.send({ topic: this.deadLetterTopic, acks: -1, messages: chunk });
+    try {
+      // One request after the other: a partition's dead letters keep the order of the originals.
+      for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES))
+        await this.producer.send({ topic: this.deadLetterTopic, acks: -1, messages: chunk });
+    } catch (error) {
+      // The next send starts a new idempotent session: a request that timed out may still have
+      // been written, and reusing its sequence numbers for other letters would drop them.
+      await this.disconnect().catch(() => undefined);
+      throw new Error(
+        `dead letters not written to ${this.deadLetterTopic} (${letters.length}): ${messageOf(error)}`,
+        { cause: error },
+      );
+    }
   }
 
   async disconnect(): Promise<void> {

@@ -1,9 +1,14 @@
+import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { Sql } from '../database/sql';
 import { messageOf } from '../errors/message-of';
 
-/** Kafka's default `retention.ms`, and that of the pipeline's event topics: 7 days. */
-export const DEFAULT_INBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/**
+ * As long as the consumed topics can hold a record: 7 days of `retention.ms`, 1 day of
+ * `segment.ms` and the broker's 5-minute retention check. A reset to earliest rereads nothing
+ * whose inbox row is gone.
+ */
+export const DEFAULT_INBOX_RETENTION_MS = OLDEST_EVENT_RECORD_MS;
 export const DEFAULT_INBOX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
 
 /** The slice of Nest's `LoggerService` the pruner uses; a Nest `Logger` fits. */
@@ -15,7 +20,7 @@ export interface InboxPrunerLogger {
 export interface InboxPrunerOptions {
   /** The service's database; `sqlOver(pool)`. Each batch is one autocommitted statement. */
   readonly sql: Sql;
-  /** Rows older than this are deleted. Default 7 days (the consumed topics' `retention.ms`). */
+  /** Rows older than this are deleted. Default DEFAULT_INBOX_RETENTION_MS (8 days 5 minutes). */
   readonly retentionMs?: number;
   /** From the end of one pass to the start of the next. Default 10 minutes. */
   readonly intervalMs?: number;

@@ -77,6 +77,26 @@ describe('settle', () => {
     expect(result.blocked.size).toBe(0);
   });
 
+  it('keeps waiting, attempts spent, while the policy waits out an outage; dead-letters after', async () => {
+    const events = [event(0, 1, 5), event(0, 2)];
+    const db = fakeRun(new Map([['0@1', () => new Error('smtp refused')]]));
+    let waiting = true;
+    const outage: IsolationPolicy = { ...policy, waitsOut: () => waiting };
+    const during = await settle(events, db.run, outage);
+    expect(during.deadLetters).toEqual([]);
+    expect(during.blocked.get('t/0')).toMatchObject({ attempts: 5 });
+    waiting = false;
+    const after = await settle(events, db.run, outage);
+    expect(after.deadLetters.map((f) => f.event.metadata.id)).toEqual(['0@1']);
+    expect(ids(after.done)).toEqual(['0@2']);
+  });
+
+  it('never waits out a fatal failure', async () => {
+    const db = fakeRun(new Map([['0@1', () => new Fatal('bad')]]));
+    const result = await settle([event(0, 1)], db.run, { ...policy, waitsOut: () => true });
+    expect(result.deadLetters.map((f) => f.event.metadata.id)).toEqual(['0@1']);
+  });
+
   it('commits events before the failing one in their partition before it, and in offset order', async () => {
     const events = [event(0, 1), event(0, 2), event(0, 3), event(0, 4), event(0, 5)];
     const db = fakeRun(new Map([['0@4', () => new Fatal('bad')]]));

@@ -11,6 +11,8 @@ export interface IsolationPolicy {
   isTransient(error: unknown): boolean;
   /** The event the error names as its cause, if any (see `blame`); otherwise the batch is bisected. */
   culpritOf?(error: unknown): ConsumedEvent | undefined;
+  /** A failure that keeps waiting although its attempts are spent (a dependency outage). */
+  waitsOut?(failure: Failure<ConsumedEvent>): boolean;
 }
 
 export interface Failure<Event> {
@@ -62,7 +64,8 @@ export async function settle<Event extends ConsumedEvent>(
     const errorClass = policy.classify(error);
     const attempts = counts ? event.attempt : event.attempt - 1;
     const failure = { event, error, errorClass, attempts };
-    if (counts && (errorClass === 'fatal' || attempts >= policy.attempts)) deadLetters.push(failure);
+    const spent = attempts >= policy.attempts && policy.waitsOut?.(failure) !== true;
+    if (counts && (errorClass === 'fatal' || spent)) deadLetters.push(failure);
     else blocked.set(partitionOf(event.position), failure);
   };
 

@@ -113,11 +113,7 @@ export class SupervisedConsumer {
     this.currentState = 'restarting';
     this.restartAttempt += 1;
     const { initialMs, maxMs } = this.options.restartBackoff;
-    const delay = backoffDelay(this.restartAttempt, {
-      attempts: Infinity,
-      initialBackoffMs: initialMs,
-      maxBackoffMs: maxMs,
-    });
+    const delay = backoffDelay(this.restartAttempt, { initialBackoffMs: initialMs, maxBackoffMs: maxMs });
     this.restartTimer = setTimeout(() => void this.restart(), delay);
   }
 

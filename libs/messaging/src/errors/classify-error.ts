@@ -1,5 +1,10 @@
 import { messageOf } from './message-of';
-import { DatabaseUnavailableError, PipelineError, type ErrorClass } from './pipeline-error';
+import {
+  DatabaseUnavailableError,
+  DependencyUnavailableError,
+  PipelineError,
+  type ErrorClass,
+} from './pipeline-error';
 
 /**
  * Prisma error codes that describe the data, not the moment: retrying the same event gives the
@@ -127,6 +132,18 @@ export function isUnavailable(error: unknown, insideDatabaseError = false): bool
   // 08: connection exception; 57P01..57P03: the server is shutting down or not accepting.
   if (sqlState !== undefined && (sqlState.startsWith('08') || /^57P0[1-3]$/.test(sqlState))) return true;
   return error.cause !== undefined && error.cause !== error && isUnavailable(error.cause, databaseError);
+}
+
+/**
+ * A dependency outside the database is down: a DependencyUnavailableError, or a socket that was
+ * refused, reset or timed out anywhere in the cause chain (a handler's own call to another
+ * service). Such an event waits out the consumer's outage window before it is dead-lettered.
+ */
+export function isDependencyOutage(error: unknown): boolean {
+  if (error instanceof DependencyUnavailableError) return true;
+  if (!isObject(error) || classifyError(error) === 'fatal') return false;
+  if (typeof error.code === 'string' && UNAVAILABLE_NODE_CODES.has(error.code)) return true;
+  return error.cause !== undefined && error.cause !== error && isDependencyOutage(error.cause);
 }
 
 /**

@@ -76,6 +76,19 @@ export class DatabaseUnavailableError extends RetriableError {
   }
 }
 
+/**
+ * Something the handler depends on outside the database cannot be reached (an SMTP server, an
+ * HTTP API): no fault of the event. Its partition waits with backoff for up to the consumer's
+ * outage window (`CONSUMER_RETRY_OUTAGE_WINDOW_MS`) before the event is dead-lettered.
+ */
+export class DependencyUnavailableError extends RetriableError {
+  override readonly name: string = 'DependencyUnavailableError';
+
+  constructor(message: string, options: PipelineErrorOptions & { code?: string } = {}) {
+    super(message, { ...options, code: options.code ?? 'DEPENDENCY_UNAVAILABLE' });
+  }
+}
+
 function describeCause(cause: unknown): unknown {
   if (cause instanceof PipelineError) return cause.toJSON();
   if (cause instanceof Error) return { name: cause.name, message: cause.message };

@@ -21,6 +21,9 @@ export function topicConfig(spec: TopicSpec, options: ProvisioningOptions): ITop
   if (spec.retentionMs !== undefined) {
     configEntries.push({ name: 'retention.ms', value: String(spec.retentionMs) });
   }
+  if (spec.segmentMs !== undefined) {
+    configEntries.push({ name: 'segment.ms', value: String(spec.segmentMs) });
+  }
   if (spec.maxMessageBytes !== undefined) {
     configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) });
   }

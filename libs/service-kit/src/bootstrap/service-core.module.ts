@@ -118,6 +118,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
                 attempts: config.CONSUMER_RETRY_ATTEMPTS,
                 initialBackoffMs: config.CONSUMER_RETRY_INITIAL_BACKOFF_MS,
                 maxBackoffMs: config.CONSUMER_RETRY_MAX_BACKOFF_MS,
+                outageWindowMs: config.CONSUMER_RETRY_OUTAGE_WINDOW_MS,
               },
               logger: new Logger('Consumer'),
             }),

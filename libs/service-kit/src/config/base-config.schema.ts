@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { LogLevels } from '@pipeline/observability';
+import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
+import { DEFAULT_RETRY } from '@pipeline/messaging';
 
 const postgresUrl = z
   .string()
@@ -91,24 +93,23 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      */
     OUTBOX_ACKS: z.enum(['all', '1']).default('all'),
     /**
-     * How long an inbox row guards against a redelivery of its event: the retention of the topics
-     * consumed (7 days, Kafka's default `retention.ms`). At least a minute, so a value meant in
-     * seconds or days cannot empty the inbox under the consumers' feet.
+     * How long an inbox row guards against a redelivery of its event: as long as the consumed
+     * topics can hold a record (7 days of `retention.ms` + 1 day of `segment.ms` + 5 minutes of
+     * the broker's retention check). At least a minute, so a value meant in seconds or days
+     * cannot empty the inbox under the consumers' feet.
      */
-    INBOX_RETENTION_MS: z.coerce
-      .number()
-      .int()
-      .min(60_000)
-      .default(7 * 24 * 60 * 60 * 1000),
+    INBOX_RETENTION_MS: z.coerce.number().int().min(60_000).default(OLDEST_EVENT_RECORD_MS),
     /** From the end of one inbox prune pass to the next. */
     INBOX_PRUNE_INTERVAL_MS: z.coerce
       .number()
       .int()
       .min(1_000)
       .default(10 * 60 * 1000),
-    CONSUMER_RETRY_ATTEMPTS: positiveInt(3),
-    CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(200),
-    CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(5000),
+    CONSUMER_RETRY_ATTEMPTS: positiveInt(DEFAULT_RETRY.attempts),
+    CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(DEFAULT_RETRY.initialBackoffMs),
+    CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(DEFAULT_RETRY.maxBackoffMs),
+    /** How long an event whose dependency (SMTP) is down waits before it is dead-lettered. */
+    CONSUMER_RETRY_OUTAGE_WINDOW_MS: z.coerce.number().int().min(0).default(DEFAULT_RETRY.outageWindowMs),
     LOG_LEVEL: z.enum(LogLevels).default('log'),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   });

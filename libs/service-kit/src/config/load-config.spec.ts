@@ -35,9 +35,9 @@ describe('loadConfig', () => {
     expect(error.problems.some((problem) => problem.startsWith('PORT '))).toBe(true);
   });
 
-  it('defaults the inbox retention to 7 days and refuses one shorter than a minute', () => {
+  it('defaults the inbox retention to 8 days 5 minutes (retention.ms + segment.ms + the check) and refuses one shorter than a minute', () => {
     const config = loadConfig(schema, valid);
-    expect(config.INBOX_RETENTION_MS).toBe(604_800_000);
+    expect(config.INBOX_RETENTION_MS).toBe(691_500_000);
     expect(config.INBOX_PRUNE_INTERVAL_MS).toBe(600_000);
     const error = captureError(() => loadConfig(schema, { ...valid, INBOX_RETENTION_MS: '7' }));
     expect(error.problems).toEqual([expect.stringMatching(/^INBOX_RETENTION_MS .*60000/)]);
