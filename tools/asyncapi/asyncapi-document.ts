@@ -290,7 +290,7 @@ function channelOf(spec: TopicSpec): AsyncApiChannel {
   const cleanup =
     spec.cleanupPolicy === 'compact'
       ? 'compact (the latest record per key is kept)'
-      : `delete${spec.retentionMs === undefined ? '' : ` after ${durationOf(spec.retentionMs)}`}`;
+      : `delete${spec.retentionMs === undefined ? '' : ` after ${durationOf(spec.retentionMs)}`}${spec.segmentMs === undefined ? '' : ` (segment.ms ${durationOf(spec.segmentMs)}: a record can stay up to that much longer)`}`;
   const limit =
     spec.maxMessageBytes === undefined ? '' : ` Records up to ${spec.maxMessageBytes / (1024 * 1024)} MiB.`;
   return {

@@ -66,6 +66,7 @@ export function topicConfigOf(spec: TopicSpec, variant: Variant): Record<string,
     'cleanup.policy': spec.cleanupPolicy,
     'min.insync.replicas': variant.minInsyncReplicas,
     ...(spec.retentionMs === undefined ? {} : { 'retention.ms': spec.retentionMs }),
+    ...(spec.segmentMs === undefined ? {} : { 'segment.ms': spec.segmentMs }),
     ...(spec.maxMessageBytes === undefined ? {} : { 'max.message.bytes': spec.maxMessageBytes }),
   };
 }
