@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { KafkaEventServer } from '../consumer/kafka-event-server';
+import type { KafkaEventServer } from '../nest/kafka-event-server';
 import { KAFKA_EVENT_SERVER } from '../kafka/messaging.tokens';
 
 /**

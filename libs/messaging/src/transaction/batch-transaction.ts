@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
-import { ROOT_CONTEXT, context, trace, type Context, type Span } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context, trace, type Span } from '@opentelemetry/api';
 import { PipelineMetrics } from '@pipeline/observability';
 import type pg from 'pg';
 import { inTransaction, type Sql } from '../database/sql';
@@ -8,24 +8,10 @@ import { asDatabaseError } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
 import { insertOutboxRows } from '../outbox/outbox-writer';
 import { contextFromHeaders, endSpan, spanHeaders, startProcessSpan } from '../tracing/messaging-spans';
-import type { PendingEvent } from './consumed-event';
-import type { ConsumerCounters } from './consumer-stats';
-import { TransactionScope } from './event-batch';
-import { planHandlerCalls } from './handler-calls';
-
-/** A handler as the transaction sees it: one call with a list of events, in order. */
-export interface TransactionHandler {
-  /** Metric label and log name, e.g. `AuthorizePaymentWhenOrderPlaced.handle`. */
-  readonly name: string;
-  invoke(
-    events: readonly PendingEvent[],
-    scope: TransactionScope,
-    traceContextOf: TraceContextOf,
-  ): Promise<void>;
-}
-
-/** The context an event's work runs in: its `process` span when sampled, else no span at all. */
-export type TraceContextOf = (event: PendingEvent) => Context;
+import type { PendingEvent } from '../events/consumed-event';
+import { TransactionScope } from '../handlers/event-batch';
+import type { HandlerRegistry, TraceContextOf } from '../handlers/event-handlers';
+import type { ConsumerCounters } from '../events/consumer-stats';
 
 export interface BatchTransactionDeps {
   readonly pool: pg.Pool;
@@ -35,7 +21,7 @@ export interface BatchTransactionDeps {
   readonly source: string;
   readonly counters: ConsumerCounters;
   readonly logger: LoggerService;
-  handlerOf(type: string): TransactionHandler;
+  readonly handlers: HandlerRegistry;
 }
 
 // Inbox claim of a whole batch in one statement: the ids that come back are new. In event id
@@ -109,7 +95,7 @@ async function transact(
       for (const event of events)
         (fresh.delete(event.metadata.id.toLowerCase()) ? processed : duplicates).push(event);
       const scope = new TransactionScope(sql, deps.source, (cause) => traceOf(cause as PendingEvent, spans));
-      for (const call of planHandlerCalls(processed, (event) => deps.handlerOf(event.metadata.type))) {
+      for (const call of deps.handlers.plan(processed)) {
         const startedAt = performance.now();
         try {
           await call.handler.invoke(call.events, scope, traceContextOf);

@@ -3,7 +3,7 @@ import { consumerGroupOf, deadLetterTopic, type ServiceName } from '@pipeline/co
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry/backoff';
-import { PIPELINE_CONTRACTS, type EventContracts } from './event-contracts';
+import { PIPELINE_CONTRACTS, type EventContracts } from '../events/event-contracts';
 
 export interface KafkaEventServerOptions {
   /** Short service name, e.g. `payment`: CloudEvents source `payment-service`, topic `payment.dead-letter`. */

@@ -1,5 +1,5 @@
 import type { ErrorClass } from '../errors/pipeline-error';
-import { partitionOf, type ConsumedEvent } from './consumed-event';
+import { partitionOf, type ConsumedEvent } from '../events/consumed-event';
 
 export type RunOutcome = { readonly ok: true } | { readonly ok: false; readonly error: unknown };
 

@@ -1,9 +1,11 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
 import { BatchConsumer } from './batch-consumer';
-import { emptyCounters } from './consumer-stats';
-import type { DeadLetterPublisher } from './dead-letter';
-import type { EventContracts } from './event-contracts';
+import { emptyCounters } from '../events/consumer-stats';
+import type { DeadLetterPublisher } from '../dead-letters/dead-letter';
+import type { EventContracts } from '../events/event-contracts';
+import { HandlerRegistry } from '../handlers/event-handlers';
+import type { BatchTransactionDeps } from '../transaction/batch-transaction';
 
 /** Bytes without CloudEvents headers: poison, dead-lettered at once and never transacted. */
 const poison = (offset: string): KafkaMessage => ({
@@ -16,7 +18,8 @@ const poison = (offset: string): KafkaMessage => ({
 });
 
 function consumerWith(send: DeadLetterPublisher['send']) {
-  const transact = vi.fn(() => Promise.resolve());
+  // A transaction would take a connection first: poison records must never get that far.
+  const transact = vi.fn(() => Promise.reject(new Error('no database in this test')));
   const consumer = new BatchConsumer({
     contracts: {} as EventContracts,
     deadLetters: { send } as unknown as DeadLetterPublisher,
@@ -28,8 +31,14 @@ function consumerWith(send: DeadLetterPublisher['send']) {
     maxEventsPerTransaction: 500,
     lingerMs: 0,
     commitIntervalMs: 0,
-    hasHandler: () => true,
-    transact,
+    transaction: {
+      pool: { connect: transact } as unknown as BatchTransactionDeps['pool'],
+      consumer: 'orders-group',
+      source: 'test',
+      counters: emptyCounters(),
+      logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
+      handlers: new HandlerRegistry((_ctx, work) => work()),
+    },
     pausePartition: () => undefined,
   });
   return { consumer, transact };

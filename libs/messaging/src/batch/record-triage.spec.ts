@@ -2,7 +2,7 @@ import { EventHeaders } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { encodeHeaders, metadataOf } from '../envelope/event-envelope';
-import { PIPELINE_CONTRACTS } from './event-contracts';
+import { PIPELINE_CONTRACTS } from '../events/event-contracts';
 import { triageRecord } from './record-triage';
 
 const orderId = '0b6f8a3e-5d4c-4f1a-9a2b-3c4d5e6f7a8b';

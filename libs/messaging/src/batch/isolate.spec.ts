@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConsumedEvent } from './consumed-event';
+import type { ConsumedEvent } from '../events/consumed-event';
 import { settle, type IsolationPolicy, type RunOutcome } from './isolate';
 
 const event = (partition: number, offset: number, attempt = 1): ConsumedEvent => ({

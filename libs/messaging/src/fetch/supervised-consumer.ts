@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Consumer, ConsumerConfig, ConsumerRunConfig, IMemberAssignment, Kafka } from 'kafkajs';
 import { backoffDelay } from '../retry/backoff';
-import type { ConsumerState } from './consumer-stats';
+import type { ConsumerState } from '../events/consumer-stats';
 
 export interface SupervisedConsumerOptions {
   readonly kafka: Kafka;

@@ -1,7 +1,7 @@
 import { EventHeaders } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import { decodeEnvelope, type EventMetadata } from '../envelope/event-envelope';
-import type { EventContracts } from './event-contracts';
+import type { EventContracts } from '../events/event-contracts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,24 +1,23 @@
-import { Server, type CustomTransportStrategy, type MessageHandler } from '@nestjs/microservices';
+import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { PipelineMetrics, beforeScrape } from '@pipeline/observability';
 import type { Consumer } from 'kafkajs';
 import { messageOf } from '../errors/message-of';
-import { BatchConsumer } from './batch-consumer';
-import { runBatchTransaction, type TransactionHandler } from './batch-transaction';
+import { BatchConsumer } from '../batch/batch-consumer';
+import { DeadLetterPublisher } from '../dead-letters/dead-letter';
+import { SupervisedConsumer } from '../fetch/supervised-consumer';
+import { HandlerRegistry, type ProcessingHooks } from '../handlers/event-handlers';
 import { ConsumerLagReader } from './consumer-lag';
 import {
   emptyCounters,
   type ConsumerCounters,
   type ConsumerState,
   type ConsumerStatus,
-} from './consumer-stats';
-import { DeadLetterPublisher } from './dead-letter';
-import { handlerIdOf, settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
+} from '../events/consumer-stats';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
   type ResolvedServerOptions,
 } from './kafka-event-server.options';
-import { SupervisedConsumer } from './supervised-consumer';
 
 type KafkaEventServerEvents = {
   /** The consumer crashed; it is restarted with backoff and unhealthy until it rejoins. */
@@ -51,13 +50,7 @@ export class KafkaEventServer
   private readonly lag: ConsumerLagReader;
   private readonly batches: BatchConsumer;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
-  private readonly handlers = new Map<string, TransactionHandler>();
-  /**
-   * The event handlers by type, read once from Nest's registry when consuming starts. Nest's own
-   * lookup (`getHandlerByPattern`) first tries to parse every pattern as JSON, and the exception
-   * it throws for a plain type was 6 % of a consumer's CPU when it ran per record.
-   */
-  private routes: ReadonlyMap<string, MessageHandler> = new Map();
+  private readonly registry = new HandlerRegistry((ctx, work) => this.processingHooks(ctx, work));
   private readonly resumeTimers = new Set<NodeJS.Timeout>();
   private unregisterLag: (() => void) | undefined;
 
@@ -79,19 +72,14 @@ export class KafkaEventServer
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
       lingerMs: resolved.lingerMs,
       commitIntervalMs: resolved.commitIntervalMs,
-      hasHandler: (type) => this.nestHandlerFor(type) !== null,
-      transact: (events) =>
-        runBatchTransaction(
-          {
-            pool,
-            consumer: groupId,
-            source,
-            counters: this.counters,
-            logger,
-            handlerOf: (type) => this.handlerOf(type),
-          },
-          events,
-        ),
+      transaction: {
+        pool,
+        consumer: groupId,
+        source,
+        counters: this.counters,
+        logger,
+        handlers: this.registry,
+      },
       pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
     });
     this.batches = batches;
@@ -198,42 +186,25 @@ export class KafkaEventServer
 
   private async start(): Promise<void> {
     this._status$.next('starting');
-    this.routes = new Map([...this.getHandlers()].filter(([, handler]) => handler.isEventHandler));
+    this.registry.load(this.getHandlers());
     await this.main.start();
     this.unregisterLag = beforeScrape(() => this.lag.refresh());
     this._status$.next('running');
-    const handled = [...this.routes.keys()];
+    const handled = this.registry.types;
     this.options.logger.log(
       `consuming ${this.options.topics.join(', ')} as ${this.options.groupId}; handling ${handled.join(', ') || 'nothing'}`,
     );
   }
 
-  private nestHandlerFor(type: string): MessageHandler | null {
-    return this.routes.get(type) ?? null;
-  }
-
-  /** One TransactionHandler per handler method: the types of a multi-type method share it. */
-  private handlerOf(type: string): TransactionHandler {
-    const nest = this.nestHandlerFor(type);
-    if (nest === null) throw new Error(`no @EventPattern handler for "${type}"`);
-    const id = handlerIdOf(type, nest);
-    let handler = this.handlers.get(id);
-    if (handler === undefined) {
-      handler = transactionHandlerOf(type, nest, this.call);
-      this.handlers.set(id, handler);
-    }
-    return handler;
-  }
-
   /** One handler call inside Nest's processing hooks (what Nest's own transports do). */
-  private readonly call: HookedCall = (handler, data, ctx) =>
+  private readonly processingHooks: ProcessingHooks = (ctx, work) =>
     new Promise<void>((resolve, reject) => {
       this.onProcessingStartHook(KAFKA_EVENT_TRANSPORT, ctx, async () => {
         try {
-          await settleHandlerResult(handler(data, ctx));
+          await work();
           resolve();
         } catch (error) {
-          // settleHandlerResult hands over an Error (the same object, which `blame` relies on).
+          // The handler's error is handed over as it is (the same object, which `blame` relies on).
           reject(error instanceof Error ? error : new Error(String(error)));
         } finally {
           this.onProcessingEndHook?.(KAFKA_EVENT_TRANSPORT, ctx);

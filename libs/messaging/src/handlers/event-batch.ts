@@ -2,7 +2,7 @@ import { BaseRpcContext } from '@nestjs/microservices';
 import type { Sql } from '../database/sql';
 import type { EventMetadata, OutgoingEvent } from '../envelope/event-envelope';
 import { draftOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
-import type { ConsumedEvent, RecordPosition } from './consumed-event';
+import type { ConsumedEvent, RecordPosition } from '../events/consumed-event';
 
 /** An event published by a handler: correlation and causation come from the event that caused it. */
 export type PublishedEvent<Payload = unknown> = Omit<

@@ -15,15 +15,16 @@ import { messageOf } from '../errors/message-of';
 import { backoffDelay, sleep, type RetryOptions } from '../retry/backoff';
 import { contextFromHeaders } from '../tracing/messaging-spans';
 import { isSampled } from '../tracing/sampling';
-import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from './consumed-event';
-import type { ConsumerCounters } from './consumer-stats';
-import type { DeadLetter, DeadLetterPublisher } from './dead-letter';
-import { logDeadLetter } from './dead-letter-log';
-import type { EventContracts } from './event-contracts';
-import { culpritOf } from './event-batch';
-import { withEventLogContext } from './event-log-context';
+import type { DeadLetter, DeadLetterPublisher } from '../dead-letters/dead-letter';
+import { logDeadLetter } from '../dead-letters/dead-letter-log';
+import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
+import type { EventContracts } from '../events/event-contracts';
+import { withEventLogContext } from '../events/event-log-context';
+import { KeepAlive } from '../fetch/keep-alive';
+import { culpritOf } from '../handlers/event-batch';
+import type { ConsumerCounters } from '../events/consumer-stats';
+import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
 import { settle, type Failure } from './isolate';
-import { KeepAlive } from './keep-alive';
 import { OffsetCommits } from './offset-commits';
 import { triageRecord } from './record-triage';
 
@@ -44,9 +45,8 @@ export interface BatchConsumerDeps {
    * records keep coming). An idle consumer waits in the broker.
    */
   readonly lingerMs: number;
-  hasHandler(type: string): boolean;
-  /** One consumer transaction over the events (runBatchTransaction). */
-  transact(events: readonly PendingEvent[]): Promise<void>;
+  /** What each consumer transaction needs (runBatchTransaction), the handler registry included. */
+  readonly transaction: BatchTransactionDeps;
   /** At most one OffsetCommit request per this interval (OffsetCommits). */
   readonly commitIntervalMs: number;
   /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
@@ -170,7 +170,9 @@ export class BatchConsumer {
       logDeadLetter(this.deps.logger, topic, partition, message);
       return { kind: 'logged' };
     }
-    const triage = triageRecord(topic, message, this.deps.contracts, (type) => this.deps.hasHandler(type));
+    const triage = triageRecord(topic, message, this.deps.contracts, (type) =>
+      this.deps.transaction.handlers.has(type),
+    );
     if (triage.kind === 'poison') {
       context.with(contextFromHeaders(message.headers), () => {
         this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`);
@@ -243,7 +245,7 @@ export class BatchConsumer {
 
   private async run(events: readonly PendingEvent[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
     try {
-      await this.deps.transact(events);
+      await runBatchTransaction(this.deps.transaction, events);
       return { ok: true };
     } catch (error) {
       return { ok: false, error };

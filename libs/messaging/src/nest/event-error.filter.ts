@@ -3,7 +3,7 @@ import { BaseExceptionFilter } from '@nestjs/core';
 import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { throwError, type Observable } from 'rxjs';
 import { isUnavailable } from '../errors/classify-error';
-import { isHandlerContext } from './event-batch';
+import { isHandlerContext } from '../handlers/event-batch';
 
 /**
  * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default
@@ -42,25 +42,4 @@ type HttpResponse =
 function setHeader(response: HttpResponse, name: string, value: string): void {
   if ('header' in response) response.header(name, value);
   else response.setHeader(name, value);
-}
-
-/** The error object Nest's default filter substitutes; its original is gone. */
-export class UnclassifiedHandlerError extends Error {
-  override readonly name = 'UnclassifiedHandlerError';
-}
-
-/** The handler's error as an Error; a substitute object from Nest's default filter is marked as such. */
-export function unwrapHandlerError(error: unknown): Error {
-  if (error instanceof Error) return error;
-  if (
-    typeof error === 'object' &&
-    error !== null &&
-    'message' in error &&
-    typeof error.message === 'string'
-  ) {
-    return new UnclassifiedHandlerError(
-      `${error.message} (the handler's error was replaced by Nest's default exception filter; apply EventErrorFilter)`,
-    );
-  }
-  return new Error(String(error));
 }

@@ -5,7 +5,7 @@ import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import { headerValue } from '../envelope/event-envelope';
 import { contextFromHeaders } from '../tracing/messaging-spans';
-import { orderIdOf } from './event-log-context';
+import { orderIdOf } from '../events/event-log-context';
 
 /**
  * Logs each record of the service's dead-letter topic at WARN with its diagnostic headers: the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ConsumedEvent } from './consumed-event';
-import { planHandlerCalls } from './handler-calls';
+import type { ConsumedEvent } from '../events/consumed-event';
+import { planHandlerCalls } from './event-handlers';
 
 let offset = 0;
 const event = (type: string, key: string | null, partition = 0): ConsumedEvent => ({

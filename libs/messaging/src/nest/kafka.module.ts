@@ -11,8 +11,8 @@ import type { Admin, Kafka } from 'kafkajs';
 import { TopicCatalogue } from '@pipeline/contracts';
 import { provisionTopics, type ProvisioningOptions } from '../topics/provision-topics';
 import { KafkaHealthIndicator } from '../health/kafka.health';
-import { createKafka, type KafkaConnectionOptions } from './kafka.options';
-import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from './kafka.tokens';
+import { createKafka, type KafkaConnectionOptions } from '../kafka/kafka.options';
+import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from '../kafka/kafka.tokens';
 
 export interface KafkaModuleOptions extends KafkaConnectionOptions {
   /** When set, the topics the contracts declare are created at start-up (idempotent). */
