@@ -6,7 +6,7 @@ import type { BenchResults, StepResult } from './bench-results';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
 import { SinkProcess } from './mail-sink/sink-process';
 import { CpuMeter, pidListeningOn, processAgeSeconds, rssMiB, RssWatcher, type CpuUsage } from './proc-stats';
-import { climb, warmUp, type WarmupSummary } from './ramp';
+import { climb, halfRate, warmUp, type RampOutcome, type WarmupSummary } from './ramp';
 import { readWork } from './read-counters';
 import { ConsoleGroup, splitGroup } from './assemble-results';
 import { FlowPagePolls, FlowPageStream, OpenFlowPage } from './console-page';
@@ -136,23 +136,20 @@ async function measureIdle(context: StepContext, results: PipelineMeasurements):
   }
 }
 
-/** Warm-up, the ramp (stepping down if its first step fails) and the half rate. */
-async function runLoad(
+/**
+ * The warm-up, then the ramp (stepping down if its first step fails): the highest rate the stack
+ * in `context` keeps up with. The bench runs it on its own stack, `npm run soak` on the local one.
+ */
+export async function findSustainableRate(
   context: StepContext,
   results: PipelineMeasurements,
   kafkaMeasured: boolean,
-): Promise<PipelineOutcome> {
+): Promise<RampOutcome> {
   const { config } = context;
-  let placed = 0;
-  const step = async (label: StepResult['label'], rate: number, seconds: number): Promise<StepResult> => {
-    const result = await runStep(context, label, rate, seconds);
-    placed += result.placed;
-    return result;
-  };
   results.warmup = await warmUp(
     config.warmup,
     async (rate, seconds) => {
-      const r = await step('warm-up', rate, seconds);
+      const r = await runStep(context, 'warm-up', rate, seconds);
       const ms = kafkaMeasured ? r.cpuMsPerOrder?.byProcess.kafka : r.cpuMsPerOrder?.total;
       return { rate, ...(ms !== undefined ? { settleMsPerOrder: ms } : {}) };
     },
@@ -163,13 +160,24 @@ async function runLoad(
   );
   const ramp = await climb(
     { steps: config.steps, refine: config.refine, floor: config.floorRate },
-    async (rate) => (await step('step', rate, config.stepSeconds)).verdict.sustainable,
+    async (rate) => (await runStep(context, 'step', rate, config.stepSeconds)).verdict.sustainable,
   );
   results.ramp = { steppedDown: ramp.steppedDown, floorReached: ramp.floorReached };
   if (ramp.steppedDown.length > 0)
     say(`the first step was not sustainable: stepped down to ${ramp.steppedDown.join(', ')} orders/s`);
-  const halfRate = Math.max(1, Math.round((ramp.sustainable || config.floorRate) / 2));
-  const half = await step('half rate', halfRate, config.halfRateSeconds);
+  return ramp;
+}
+
+/** The ramp, then the half rate of what it found. */
+async function runLoad(
+  context: StepContext,
+  results: PipelineMeasurements,
+  kafkaMeasured: boolean,
+): Promise<PipelineOutcome> {
+  const ramp = await findSustainableRate(context, results, kafkaMeasured);
+  const rate = halfRate(ramp.sustainable, context.config.floorRate);
+  const half = await runStep(context, 'half rate', rate, context.config.halfRateSeconds);
+  const placed = results.steps.reduce((sum, step) => sum + step.placed, 0);
   return { sustainable: ramp.sustainable, half, placed };
 }
 

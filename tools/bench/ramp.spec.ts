@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { climb, stepDown, warmUp, warmupSettled, type WarmupPolicy } from './ramp';
+import { climb, halfRate, stepDown, warmUp, warmupSettled, type WarmupPolicy } from './ramp';
 
 describe('warmupSettled', () => {
   it('settles when the last two windows differ by less than the tolerance', () => {
@@ -61,6 +61,18 @@ describe('stepDown', () => {
     expect(stepDown(5, 2)).toBe(2);
     expect(stepDown(3, 2)).toBe(2);
     expect(stepDown(2, 2)).toBeUndefined();
+  });
+});
+
+describe('halfRate', () => {
+  it('halves the sustainable rate, rounded, at least 1 order/s', () => {
+    expect(halfRate(300, 2)).toBe(150);
+    expect(halfRate(25, 2)).toBe(13);
+    expect(halfRate(1, 2)).toBe(1);
+  });
+
+  it('halves the floor when nothing was sustainable', () => {
+    expect(halfRate(0, 4)).toBe(2);
   });
 });
 

@@ -76,6 +76,10 @@ export function stepDown(rate: number, floor: number): number | undefined {
   return next < rate ? next : undefined;
 }
 
+/** The half rate the bench measures latency at, and the soak runs at: half the sustainable rate. */
+export const halfRate = (sustainable: number, floor: number): number =>
+  Math.max(1, Math.round((sustainable || floor) / 2));
+
 export interface RampOutcome {
   /** The highest rate kept up with; 0 only when not even the floor was. */
   readonly sustainable: number;

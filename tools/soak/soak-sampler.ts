@@ -1,0 +1,90 @@
+import type { Admin } from 'kafkajs';
+import { readGroupLag, type LoadProgress, type SecondPoint } from '@pipeline/load';
+import { rssMiB } from '../bench/proc-stats';
+import { outboxBacklog, stackProcesses } from './local-stack';
+import type { SoakSample } from './soak-verdict';
+
+export interface SamplerOptions {
+  readonly repoRoot: string;
+  readonly admin: Admin;
+  /** Consumer group -> its topics, prefixed. */
+  readonly groups: Readonly<Record<string, readonly string[]>>;
+  readonly intervalSeconds: number;
+  readonly onSample: (sample: SoakSample) => void;
+}
+
+/**
+ * Samples the stack on the load's own clock: driven by the load engine's progress (once a second),
+ * it takes one sample every intervalSeconds of load, and keeps the per-second e2e p99 in between.
+ */
+export class SoakSampler {
+  readonly samples: SoakSample[] = [];
+  private readonly seconds = new Map<number, SecondPoint>();
+  private next = 0;
+  private previous = { t: 0, placed: 0 };
+  private taking: Promise<void> | undefined;
+
+  constructor(private readonly options: SamplerOptions) {}
+
+  progress(state: LoadProgress): void {
+    if (state.last) this.seconds.set(state.last.t, state.last);
+    if (state.phase !== 'load' || this.taking !== undefined || state.elapsedSeconds < this.next) return;
+    while (this.next <= state.elapsedSeconds) this.next += this.options.intervalSeconds;
+    this.taking = this.take(state).finally(() => (this.taking = undefined));
+  }
+
+  /** Waits for a sample still being taken. */
+  async flush(): Promise<void> {
+    await this.taking;
+  }
+
+  private async take(state: LoadProgress): Promise<void> {
+    const t = Math.round(state.elapsedSeconds * 10) / 10;
+    const processes = stackProcesses(this.options.repoRoot);
+    const [lag, backlog] = await Promise.all([
+      this.lag(),
+      Promise.all(
+        processes.map((p) => (p.service === 'console' ? Promise.resolve(undefined) : outboxBacklog(p.port))),
+      ),
+    ]);
+    const sample: SoakSample = {
+      t,
+      placedPerSecond:
+        t > this.previous.t ? (state.placed - this.previous.placed) / (t - this.previous.t) : 0,
+      e2eP99Ms: this.worstSecond(t),
+      lag,
+      outboxBacklog: Object.fromEntries(
+        processes.flatMap((p, i) => (p.service === 'console' ? [] : [[p.name, backlog[i] ?? null]])),
+      ),
+      rssMiB: Object.fromEntries(processes.map((p) => [p.name, round(rssMiB(p.pid))])),
+      pids: Object.fromEntries(processes.map((p) => [p.name, p.pid])),
+    };
+    this.previous = { t, placed: state.placed };
+    this.samples.push(sample);
+    this.options.onSample(sample);
+  }
+
+  private async lag(): Promise<Record<string, number | null>> {
+    const entries = await Promise.all(
+      Object.entries(this.options.groups).map(async ([group, topics]) => {
+        const lag = await readGroupLag(this.options.admin, group, topics).catch(() => null);
+        return [group, lag] as const;
+      }),
+    );
+    return Object.fromEntries(entries);
+  }
+
+  /** The highest per-second p99 among the seconds since the last sample, which are then dropped. */
+  private worstSecond(until: number): number | null {
+    let worst: number | null = null;
+    for (const [second, point] of this.seconds) {
+      if (second >= until) continue;
+      if (point.terminal > 0) worst = Math.max(worst ?? 0, point.e2e.p99);
+      this.seconds.delete(second);
+    }
+    return worst;
+  }
+}
+
+const round = (mib: number | undefined): number | null =>
+  mib === undefined ? null : Math.round(mib * 10) / 10;
