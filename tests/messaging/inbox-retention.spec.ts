@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { InboxPruner, sqlOver } from '@pipeline/messaging';
+import { DEFAULT_INBOX_RETENTION_MS, InboxPruner, sqlOver } from '@pipeline/messaging';
 import { PipelineMetrics } from '@pipeline/observability';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,8 @@ import { createMessagingTestDatabase, type MessagingTestDatabase } from '../supp
 import { eventually, REPO_ROOT, startNode } from '../support/processes';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const RETENTION_MS = 7 * DAY_MS;
+/** The default: as long as the consumed topics can hold a record (retention + segment + check). */
+const RETENTION_MS = DEFAULT_INBOX_RETENTION_MS;
 const PRUNER_MAIN = join(REPO_ROOT, 'dist/tests/messaging/fixtures/inbox-pruner-main.js');
 
 describe('InboxPruner', () => {

@@ -1,41 +1,23 @@
-import type { LoggerService } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
-import { EventHeaders } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
-import type { EachBatchPayload, KafkaMessage, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import type { EachBatchPayload, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
-import { headerValue } from '../envelope/event-envelope';
-import {
-  classifyError,
-  isConcurrencyConflict,
-  isDependencyOutage,
-  isUnavailable,
-} from '../errors/classify-error';
+import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { messageOf } from '../errors/message-of';
-import { backoffDelay, sleep, type RetryOptions } from '../retry/backoff';
-import { contextFromHeaders } from '../tracing/messaging-spans';
-import { isSampled } from '../tracing/sampling';
-import type { DeadLetter, DeadLetterPublisher } from '../dead-letters/dead-letter';
-import { logDeadLetter } from '../dead-letters/dead-letter-log';
-import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
+import { partitionOf, type PendingEvent } from '../events/consumed-event';
 import type { EventContracts } from '../events/event-contracts';
-import { withEventLogContext } from '../events/event-log-context';
 import { KeepAlive } from '../fetch/keep-alive';
-import { culpritOf } from '../handlers/event-batch';
-import type { ConsumerCounters } from '../events/consumer-stats';
+import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
 import { settle, type Failure } from './isolate';
-import { OffsetCommits } from './offset-commits';
-import { triageRecord } from './record-triage';
+import { OffsetCommits, byTopic } from './offset-commits';
+import { triagePartition, type PartitionWork } from './record-triage';
+import { Retries, type RetriesDeps } from './retries';
 
-export interface BatchConsumerDeps {
+export interface BatchConsumerDeps extends RetriesDeps {
   readonly contracts: EventContracts;
   readonly deadLetters: DeadLetterPublisher;
   /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
   readonly deadLetterTopic: string;
-  readonly counters: ConsumerCounters;
-  readonly logger: LoggerService;
-  readonly retry: RetryOptions;
   readonly heartbeatIntervalMs: number;
   /** Upper bound of events in one transaction; a larger fetch is applied in several. */
   readonly maxEventsPerTransaction: number;
@@ -49,30 +31,12 @@ export interface BatchConsumerDeps {
   readonly transaction: BatchTransactionDeps;
   /** At most one OffsetCommit request per this interval (OffsetCommits). */
   readonly commitIntervalMs: number;
-  /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
-  pausePartition(topic: string, partition: number, ms: number): void;
 }
 
 interface Submitted {
   readonly payload: EachBatchPayload;
   resolve(): void;
   reject(error: unknown): void;
-}
-
-/** A record after triage, in offset order. */
-type Triaged =
-  | { readonly kind: 'event'; readonly event: PendingEvent }
-  | { readonly kind: 'poison'; readonly letter: DeadLetter }
-  | { readonly kind: 'skipped'; readonly type: string }
-  /** A record of the service's own dead-letter topic: logged, nothing else. */
-  | { readonly kind: 'logged' };
-
-/** A partition of the fetch: its records and how far they are resolved. */
-interface PartitionWork {
-  readonly payload: EachBatchPayload;
-  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
-  /** Index of the first record whose offset is not resolved yet. */
-  next: number;
 }
 
 /**
@@ -86,9 +50,7 @@ interface PartitionWork {
  */
 export class BatchConsumer {
   private submitted: Submitted[] = [];
-  /** Failed attempts so far of the events waiting for a retry, by `topic/partition@offset`. */
-  private readonly attempts = new Map<string, { count: number; firstFailedAt: number }>();
-  private unavailableStreak = 0;
+  private readonly retries: Retries;
   /** Offsets of what is durable, committed coalesced. */
   readonly commits: OffsetCommits;
   /**
@@ -103,6 +65,7 @@ export class BatchConsumer {
 
   constructor(private readonly deps: BatchConsumerDeps) {
     this.linger = new AdaptiveLinger(deps.lingerMs);
+    this.retries = new Retries(deps);
     this.commits = new OffsetCommits(
       (offsets) => this.commitOffsets(offsets),
       deps.commitIntervalMs,
@@ -142,7 +105,13 @@ export class BatchConsumer {
     const keepAlive = new KeepAlive(payloads[0]!, this.deps.heartbeatIntervalMs);
     try {
       await this.applyInChunks(
-        payloads.map((payload) => this.triage(payload)),
+        payloads.map((payload) =>
+          triagePartition(payload, {
+            ...this.deps,
+            hasHandler: (type) => this.deps.transaction.handlers.has(type),
+            attemptOf: (topic, partition, offset) => this.retries.attemptOf(topic, partition, offset),
+          }),
+        ),
         () => keepAlive.error === undefined,
       );
     } finally {
@@ -156,60 +125,12 @@ export class BatchConsumer {
     }
   }
 
-  private triage(payload: EachBatchPayload): PartitionWork {
-    const { topic, partition, messages } = payload.batch;
-    const records = messages.map((message) => ({
-      offset: message.offset,
-      triaged: this.triageOne(topic, partition, message),
-    }));
-    return { payload, records, next: 0 };
-  }
-
-  private triageOne(topic: string, partition: number, message: KafkaMessage): Triaged {
-    if (topic === this.deps.deadLetterTopic) {
-      logDeadLetter(this.deps.logger, topic, partition, message);
-      return { kind: 'logged' };
-    }
-    const triage = triageRecord(topic, message, this.deps.contracts, (type) =>
-      this.deps.transaction.handlers.has(type),
-    );
-    if (triage.kind === 'poison') {
-      context.with(contextFromHeaders(message.headers), () => {
-        this.deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`);
-      });
-      return {
-        kind: 'poison',
-        letter: { topic, partition, message, error: triage.reason, errorClass: 'fatal', attempts: 1 },
-      };
-    }
-    if (triage.kind === 'unhandled') return { kind: 'skipped', type: triage.type };
-    const id = `${topic}/${partition}@${message.offset}`;
-    return {
-      kind: 'event',
-      event: {
-        payload: triage.payload,
-        metadata: triage.metadata,
-        position: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null },
-        attempt: (this.attempts.get(id)?.count ?? 0) + 1,
-        message,
-        sampled: isSampled(triage.metadata.traceparent),
-      },
-    };
-  }
-
   /**
    * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
    * and a stopping consumer, a rebalance or a revoked partition stops at the next chunk boundary.
    */
   private async applyInChunks(work: readonly PartitionWork[], noRebalance: () => boolean): Promise<void> {
-    const { maxEventsPerTransaction: size, retry } = this.deps;
-    const policy = {
-      attempts: retry.attempts,
-      classify: classifyError,
-      isTransient: (error: unknown) => isUnavailable(error) || isConcurrencyConflict(error),
-      culpritOf,
-      waitsOut: (failure: Failure<ConsumedEvent>) => this.outageSoFarMs(failure) < retry.outageWindowMs,
-    };
+    const size = this.deps.maxEventsPerTransaction;
     const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
     for (const partition of work)
       for (const { triaged } of partition.records)
@@ -226,18 +147,22 @@ export class BatchConsumer {
             !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
         );
       if (chunk.length === 0) continue;
-      const result = await settle(chunk, (list) => this.run(list), policy);
+      const result = await settle(chunk, (list) => this.run(list), this.retries.policy);
       if (result.transient !== undefined) {
         // Nothing of this chunk ran; what earlier chunks did is committed below.
-        this.waitOutTransient(work, result.transient, start === 0);
+        this.retries.waitOutTransient(
+          work.map((partition) => partition.payload),
+          result.transient,
+          start === 0,
+        );
         break;
       }
-      this.unavailableStreak = 0;
+      this.retries.applied();
       for (const event of result.done) settled.add(event);
       for (const failure of result.deadLetters) settled.add(failure.event);
       for (const [key, failure] of result.blocked) blocked.set(key, failure);
       await this.advance(work, settled, blocked, result.deadLetters);
-      for (const failure of result.blocked.values()) this.retryLater(failure);
+      for (const failure of result.blocked.values()) this.retries.later(failure);
     }
     // Partitions with no events (poison, skipped, dead-letter log) move on here too.
     await this.advance(work, settled, blocked, []);
@@ -269,7 +194,7 @@ export class BatchConsumer {
         const stop = blocked.get(partitionOf(position))?.event.position.offset;
         return stop === undefined || BigInt(position.offset) < BigInt(stop);
       })
-      .map((failure) => this.letterOf(failure));
+      .map((failure) => this.retries.letterOf(failure));
     const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
@@ -281,7 +206,7 @@ export class BatchConsumer {
         if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
         if (triaged.kind === 'poison') letters.push(triaged.letter);
         if (triaged.kind === 'skipped') this.countSkipped(topic, triaged.type);
-        if (triaged.kind === 'event') this.attempts.delete(attemptKey(triaged.event));
+        if (triaged.kind === 'event') this.retries.resolved(triaged.event);
         last = offset;
         partition.next += 1;
       }
@@ -303,7 +228,7 @@ export class BatchConsumer {
       })),
     );
     try {
-      this.countDeadLetters(letters);
+      countDeadLetters(letters, this.deps.contracts);
     } catch (error) {
       this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
     }
@@ -311,91 +236,11 @@ export class BatchConsumer {
 
   private async commitOffsets(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> {
     if (this.commitThroughGroup === undefined) throw new Error('no fetch to commit offsets through yet');
-    const byTopic = new Map<string, { partition: number; offset: string }[]>();
-    for (const { topic, partition, offset } of offsets)
-      byTopic.set(topic, [...(byTopic.get(topic) ?? []), { partition, offset }]);
-    await this.commitThroughGroup({
-      topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })),
-    });
-  }
-
-  /** How long a failing event's dependency has been down (infinite when it is no outage). */
-  private outageSoFarMs({ event, error }: Failure<ConsumedEvent>): number {
-    if (!isDependencyOutage(error)) return Number.POSITIVE_INFINITY;
-    const since = this.attempts.get(attemptKey(event))?.firstFailedAt;
-    return since === undefined ? 0 : performance.now() - since;
-  }
-
-  private retryLater(failure: Failure<PendingEvent>): void {
-    const { event, error, errorClass, attempts } = failure;
-    const { retry, logger, counters } = this.deps;
-    const key = attemptKey(event);
-    const firstFailedAt = this.attempts.get(key)?.firstFailedAt ?? performance.now();
-    this.attempts.set(key, { count: attempts, firstFailedAt });
-    const delay = backoffDelay(Math.max(1, attempts), retry);
-    const outageMs = this.outageSoFarMs(failure);
-    const progress =
-      attempts >= retry.attempts && Number.isFinite(outageMs)
-        ? `its dependency is down, waiting ${Math.round(outageMs / 1000)} s of ${Math.round(retry.outageWindowMs / 1000)} s`
-        : `attempt ${attempts}/${retry.attempts}`;
-    withEventLogContext(event, () => {
-      logger.warn(
-        `${describeEvent(event)} failed (${progress}, ${errorClass}): ` +
-          `${messageOf(error)}; its partition waits ${delay} ms`,
-      );
-    });
-    counters.retried += 1;
-    PipelineMetrics.eventsRetried.inc({ topic: event.position.topic, type: event.metadata.type });
-    this.deps.pausePartition(event.position.topic, event.position.partition, delay);
-  }
-
-  /**
-   * The whole fetch failed for a reason that is no event's fault. A deadlock is retried after a
-   * short pause. The database being down is retried with backoff a few times, then the batch fails
-   * to kafkajs and the supervisor restarts the consumer (readiness reports it meanwhile).
-   */
-  private waitOutTransient(work: readonly PartitionWork[], error: unknown, nothingDone: boolean): void {
-    const { retry, logger } = this.deps;
-    const unavailable = isUnavailable(error);
-    if (unavailable) this.unavailableStreak += 1;
-    if (unavailable && nothingDone && this.unavailableStreak >= retry.attempts) {
-      this.unavailableStreak = 0;
-      throw error;
-    }
-    const delay = backoffDelay(unavailable ? this.unavailableStreak : 1, retry);
-    logger.warn(`batch of ${work.length} partitions not applied (${messageOf(error)}); retry in ${delay} ms`);
-    for (const { payload } of work)
-      this.deps.pausePartition(payload.batch.topic, payload.batch.partition, delay);
-  }
-
-  private letterOf({ event, error, errorClass, attempts }: Failure<PendingEvent>): DeadLetter {
-    withEventLogContext(event, () => {
-      this.deps.logger.warn(
-        `${describeEvent(event)} dead-lettered after ${attempts} attempt(s) (${errorClass}): ${messageOf(error)}`,
-      );
-    });
-    const { topic, partition } = event.position;
-    return { topic, partition, message: event.message, error: messageOf(error), errorClass, attempts };
+    await this.commitThroughGroup(byTopic(offsets));
   }
 
   private countSkipped(topic: string, type: string): void {
     this.deps.counters.skippedByType[type] = (this.deps.counters.skippedByType[type] ?? 0) + 1;
     PipelineMetrics.eventsSkipped.inc({ topic, type });
   }
-
-  private countDeadLetters(letters: readonly DeadLetter[]): void {
-    for (const letter of letters) {
-      // Only declared types become label values, so garbage cannot create series without bound.
-      const type = headerValue(letter.message.headers, EventHeaders.type);
-      PipelineMetrics.eventsDeadLettered.inc({
-        topic: letter.topic,
-        type:
-          type !== undefined && this.deps.contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
-        error_class: letter.errorClass,
-      });
-    }
-  }
 }
-
-const attemptKey = (event: ConsumedEvent): string =>
-  `${partitionOf(event.position)}@${event.position.offset}`;

@@ -1,4 +1,4 @@
-import type { TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import type { Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 
 export type CommitOffsets = (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
 
@@ -93,4 +93,12 @@ export class OffsetCommits {
       if (this.pending.size > 0) this.timer ??= setTimeout(() => void this.flushByTimer(), this.intervalMs);
     }
   }
+}
+
+/** The request shape kafkajs commits: offsets grouped by topic. */
+export function byTopic(offsets: readonly TopicPartitionOffsetAndMetadata[]): Offsets {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const { topic, partition, offset } of offsets)
+    topics.set(topic, [...(topics.get(topic) ?? []), { partition, offset }]);
+  return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
 }

@@ -1,7 +1,14 @@
+import type { LoggerService } from '@nestjs/common';
+import { context } from '@opentelemetry/api';
 import { EventHeaders } from '@pipeline/contracts';
-import type { KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
+import type { DeadLetter } from '../dead-letters/dead-letter';
+import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { decodeEnvelope, type EventMetadata } from '../envelope/event-envelope';
+import type { PendingEvent } from '../events/consumed-event';
 import type { EventContracts } from '../events/event-contracts';
+import { contextFromHeaders } from '../tracing/messaging-spans';
+import { isSampled } from '../tracing/sampling';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,4 +55,69 @@ export function triageRecord(
   if (!parsed.ok)
     return { kind: 'poison', reason: `payload violates the "${metadata.type}" schema: ${parsed.reason}` };
   return { kind: 'event', metadata, payload: parsed.payload };
+}
+
+/** A record after triage, in offset order. */
+export type Triaged =
+  | { readonly kind: 'event'; readonly event: PendingEvent }
+  | { readonly kind: 'poison'; readonly letter: DeadLetter }
+  | { readonly kind: 'skipped'; readonly type: string }
+  /** A record of the service's own dead-letter topic: logged, nothing else. */
+  | { readonly kind: 'logged' };
+
+/** A partition of the fetch: its records and how far they are resolved. */
+export interface PartitionWork {
+  readonly payload: EachBatchPayload;
+  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
+  /** Index of the first record whose offset is not resolved yet. */
+  next: number;
+}
+
+export interface TriageDeps {
+  readonly contracts: EventContracts;
+  /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
+  readonly deadLetterTopic: string;
+  readonly logger: LoggerService;
+  hasHandler(type: string): boolean;
+  /** The attempt this delivery of the record is (Retries.attemptOf). */
+  attemptOf(topic: string, partition: number, offset: string): number;
+}
+
+/** Every record of one partition of a fetch, triaged. */
+export function triagePartition(payload: EachBatchPayload, deps: TriageDeps): PartitionWork {
+  const { topic, partition, messages } = payload.batch;
+  const records = messages.map((message) => ({
+    offset: message.offset,
+    triaged: triageOne(topic, partition, message, deps),
+  }));
+  return { payload, records, next: 0 };
+}
+
+function triageOne(topic: string, partition: number, message: KafkaMessage, deps: TriageDeps): Triaged {
+  if (topic === deps.deadLetterTopic) {
+    logDeadLetter(deps.logger, topic, partition, message);
+    return { kind: 'logged' };
+  }
+  const triage = triageRecord(topic, message, deps.contracts, (type) => deps.hasHandler(type));
+  if (triage.kind === 'poison') {
+    context.with(contextFromHeaders(message.headers), () => {
+      deps.logger.warn(`poison record ${topic}/${partition}@${message.offset}: ${triage.reason}`);
+    });
+    return {
+      kind: 'poison',
+      letter: { topic, partition, message, error: triage.reason, errorClass: 'fatal', attempts: 1 },
+    };
+  }
+  if (triage.kind === 'unhandled') return { kind: 'skipped', type: triage.type };
+  return {
+    kind: 'event',
+    event: {
+      payload: triage.payload,
+      metadata: triage.metadata,
+      position: { topic, partition, offset: message.offset, key: message.key?.toString() ?? null },
+      attempt: deps.attemptOf(topic, partition, message.offset),
+      message,
+      sampled: isSampled(triage.metadata.traceparent),
+    },
+  };
 }

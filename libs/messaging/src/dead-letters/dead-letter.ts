@@ -1,4 +1,5 @@
-import { DeadLetterHeaders } from '@pipeline/contracts';
+import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import { PipelineMetrics } from '@pipeline/observability';
 import {
   Partitioners,
   type IHeaders,
@@ -7,7 +8,9 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
+import { headerValue } from '../envelope/event-envelope';
 import { messageOf } from '../errors/message-of';
+import type { EventContracts } from '../events/event-contracts';
 import type { ErrorClass } from '../errors/pipeline-error';
 import { chunkBySize, recordBytes } from '../kafka/record-size';
 
@@ -116,3 +119,16 @@ export class DeadLetterPublisher {
 
 const truncate = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+
+/** `pipeline_events_dead_lettered_total`, per topic, declared type and error class. */
+export function countDeadLetters(letters: readonly DeadLetter[], contracts: EventContracts): void {
+  for (const letter of letters) {
+    // Only declared types become label values, so garbage cannot create series without bound.
+    const type = headerValue(letter.message.headers, EventHeaders.type);
+    PipelineMetrics.eventsDeadLettered.inc({
+      topic: letter.topic,
+      type: type !== undefined && contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
+      error_class: letter.errorClass,
+    });
+  }
+}
