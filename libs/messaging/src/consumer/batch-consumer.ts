@@ -46,6 +46,8 @@ export interface BatchConsumerDeps {
   readonly commitIntervalMs: number;
   /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
   pausePartition(topic: string, partition: number, ms: number): void;
+  /** An attempt at the partition's records finished, whatever its outcome (liveness). */
+  progressed?(topic: string, partition: number): void;
 }
 
 interface Submitted {
@@ -287,6 +289,7 @@ export class BatchConsumer {
         offset: (BigInt(last) + 1n).toString(),
       })),
     );
+    for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
     try {
       this.countDeadLetters(letters);
     } catch (error) {

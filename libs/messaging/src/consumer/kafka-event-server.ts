@@ -11,6 +11,7 @@ import {
   type ConsumerState,
   type ConsumerStatus,
 } from './consumer-stats';
+import { PartitionProgress } from '../health/partition-progress';
 import { DeadLetterPublisher } from './dead-letter';
 import { handlerIdOf, settleHandlerResult, transactionHandlerOf, type HookedCall } from './event-handlers';
 import {
@@ -45,6 +46,8 @@ export class KafkaEventServer
 {
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
+  /** Which assigned partitions lag without progress (liveness, ConsumerHealthIndicator). */
+  readonly progress = new PartitionProgress();
   private readonly options: ResolvedServerOptions;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly main: SupervisedConsumer;
@@ -93,6 +96,7 @@ export class KafkaEventServer
           events,
         ),
       pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
+      progressed: (topic, partition) => this.progress.attempted(topic, partition),
     });
     this.batches = batches;
     this.main = new SupervisedConsumer({

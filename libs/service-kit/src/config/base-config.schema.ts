@@ -120,6 +120,13 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     CONSUMER_RETRY_ATTEMPTS: positiveInt(3),
     CONSUMER_RETRY_INITIAL_BACKOFF_MS: positiveInt(200),
     CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(5000),
+    /**
+     * /health/live fails when an assigned partition has had lag and no progress (no attempt at
+     * its records finished) for this long: the process is wedged. Far above the longest gap
+     * between two attempts of a live consumer (a backoff, a restart, the retry window of an
+     * outage), so only a hang restarts the pod.
+     */
+    HEALTH_STALL_TIMEOUT_MS: positiveInt(5 * 60 * 1000),
     LOG_LEVEL: z.enum(LogLevels).default('log'),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   });
