@@ -44,7 +44,7 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
     await database.drop();
   });
 
-  it('answers /health/live and /health/ready with 200, then shuts down gracefully on SIGTERM', async () => {
+  it('answers /health/live, /health/ready and /health/consumer with 200, then shuts down gracefully on SIGTERM', async () => {
     const port = await freePort();
     running = startNode(mainOf(service), {
       PORT: String(port),
@@ -68,8 +68,13 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
     );
     expect(ready.status).toBe('ok');
     expect(ready.info?.database?.status).toBe('up');
-    expect(ready.info?.kafka?.status).toBe('up');
-    expect(ready.info?.consumer?.status).toBe('up');
+    // The broker and the consumer are reported on their own, and not part of readiness.
+    expect(ready.info).not.toHaveProperty('kafka');
+    const consumer = await fetch(`http://127.0.0.1:${port}/health/consumer`);
+    expect(consumer.status).toBe(200);
+    const consumerBody = (await consumer.json()) as HealthBody;
+    expect(consumerBody.info?.kafka?.status).toBe('up');
+    expect(consumerBody.info?.consumer?.status).toBe('up');
     // The outbox backlog is reported with readiness, and drains (inventory seeds a catalogue).
     expect(ready.info?.outbox).toMatchObject({ status: 'up', leader: true });
     await eventually(
@@ -82,6 +87,7 @@ describe.each(SERVICES)('%s-service boots against real Postgres and Kafka', (ser
 
     const live = await fetch(`http://127.0.0.1:${port}/health/live`);
     expect(live.status).toBe(200);
+    expect(((await live.json()) as HealthBody).info?.progress?.status).toBe('up');
 
     // Every line the service printed is structured JSON naming the service.
     const lines = process_.output().trim().split('\n').filter(Boolean);

@@ -12,15 +12,22 @@ import { credentialsSecretOf, databaseOf } from './postgres-manifests';
 import { TOPIC_PARTITIONS, type PipelineService } from './pipeline-services';
 import type { Variant } from './variants';
 
+/** Postgres cancels a statement after this (DATABASE_STATEMENT_TIMEOUT_MS, the services' default). */
+export const DATABASE_STATEMENT_TIMEOUT_S = 30;
+/**
+ * /health/live fails after this long with lag and no progress on a partition (HEALTH_STALL_TIMEOUT_MS,
+ * the services' default): far above a consumer's longest wait between two attempts.
+ */
+export const HEALTH_STALL_TIMEOUT_S = 300;
 /**
  * SIGTERM to exit, as the services shut down today: endpoints drain (the preStop pause), the
- * consumer finishes its chunk and commits (statements are bounded at 30 s by the pool's
+ * consumer finishes its chunk and commits (each statement bounded by the pool's
  * statement_timeout), the outbox relay flushes for up to 10 s (OutboxRelay flushTimeoutMs), spans
  * flush for up to 3 s; plus 2 s of slack. Past it the kubelet kills: the chunk is redelivered and
  * deduplicated by the inbox, nothing is lost.
  */
 export const PRE_STOP_PAUSE_S = 5;
-export const TERMINATION_GRACE_S = PRE_STOP_PAUSE_S + 30 + 10 + 3 + 2;
+export const TERMINATION_GRACE_S = PRE_STOP_PAUSE_S + DATABASE_STATEMENT_TIMEOUT_S + 10 + 3 + 2;
 /** Connections one pod opens: its pool plus the relay's own session (it holds the advisory lock). */
 export const DATABASE_POOL_SIZE = 10;
 export const CONNECTIONS_PER_POD = DATABASE_POOL_SIZE + 1;
@@ -50,6 +57,8 @@ export function configData(service: PipelineService, variant: Variant): Record<s
   return {
     PORT: String(service.port),
     DATABASE_POOL_SIZE: String(DATABASE_POOL_SIZE),
+    DATABASE_STATEMENT_TIMEOUT_MS: String(DATABASE_STATEMENT_TIMEOUT_S * 1000),
+    HEALTH_STALL_TIMEOUT_MS: String(HEALTH_STALL_TIMEOUT_S * 1000),
     KAFKA_BROKERS: KAFKA_BOOTSTRAP,
     KAFKA_CLIENT_ID: service.name,
     // The KafkaTopic resources own the topics (tools/k8s/kafka-manifests.ts).
@@ -168,13 +177,20 @@ function deployment(service: PipelineService, variant: Variant, config: Record<s
               ports: [{ name: 'http', containerPort: service.port }],
               envFrom: [{ configMapRef: { name: `${service.name}-config` } }],
               env: [{ name: 'SERVICE', value: service.service }, ...secretEnv(service)],
+              // What each endpoint checks: docs/reliability.md#health-endpoints. The HTTP server
+              // listens once the consumer has joined its group: that is the start.
               startupProbe: { ...httpGet('/health/live'), periodSeconds: 2, failureThreshold: 60 },
+              // Restarts a wedged pod only (a partition with lag and no progress for
+              // HEALTH_STALL_TIMEOUT_MS), never for an outage of Kafka or Postgres. The lag read it
+              // does gives up after 2 s, within the probe's timeout.
               livenessProbe: {
                 ...httpGet('/health/live'),
                 periodSeconds: 10,
                 timeoutSeconds: 3,
                 failureThreshold: 3,
               },
+              // The database only: with Kafka down the pods stay in their Service (POST /orders
+              // lands in the outbox). The broker and the consumer: /health/consumer, no probe.
               readinessProbe: {
                 ...httpGet('/health/ready'),
                 periodSeconds: 5,

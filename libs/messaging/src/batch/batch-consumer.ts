@@ -31,6 +31,8 @@ export interface BatchConsumerDeps extends RetriesDeps {
   readonly transaction: BatchTransactionDeps;
   /** At most one OffsetCommit request per this interval (OffsetCommits). */
   readonly commitIntervalMs: number;
+  /** An attempt at the partition's records finished, whatever its outcome (liveness). */
+  progressed?(topic: string, partition: number): void;
 }
 
 interface Submitted {
@@ -227,6 +229,7 @@ export class BatchConsumer {
         offset: (BigInt(last) + 1n).toString(),
       })),
     );
+    for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
     try {
       countDeadLetters(letters, this.deps.contracts);
     } catch (error) {

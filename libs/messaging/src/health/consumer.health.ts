@@ -1,18 +1,37 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import type { Admin, Kafka } from 'kafkajs';
+import { ConsumerLagReader } from '../nest/consumer-lag';
 import type { KafkaEventServer } from '../nest/kafka-event-server';
+import { KAFKA_ADMIN, KAFKA_CLIENT } from '../kafka/kafka.tokens';
 import { KAFKA_EVENT_SERVER } from '../kafka/messaging.tokens';
+import { withTimeout } from './kafka.health';
+
+/** Below the liveness probe's timeout: a slow broker never fails liveness, it only delays a verdict. */
+const LAG_READ_TIMEOUT_MS = 2_000;
 
 /**
- * Not ready while the service's consumer is not a running member of its group: a consumer that
- * crashed and is being restarted must not look healthy while its partitions go unprocessed.
+ * The service's consumer: whether it is a running member of its group (`isHealthy`), and whether
+ * it moves (`isLive`): no partition of this member has had lag and no progress for the stall
+ * timeout. A consumer that crashed and is being restarted is not healthy; it is still alive.
  */
 @Injectable()
 export class ConsumerHealthIndicator {
+  private readonly lag: ConsumerLagReader;
+  private reading: Promise<void> | undefined;
+
   constructor(
     @Inject(KAFKA_EVENT_SERVER) private readonly server: KafkaEventServer,
+    @Inject(KAFKA_CLIENT) kafka: Kafka,
+    @Inject(KAFKA_ADMIN) admin: Admin,
     private readonly health: HealthIndicatorService,
-  ) {}
+  ) {
+    const { groupId, topics } = server.consumerStatus();
+    this.lag = new ConsumerLagReader(kafka, groupId, topics, admin, (topic, partition, lag) => {
+      const assigned = this.server.assignment()[topic]?.includes(partition) === true;
+      this.server.progress.lag(topic, partition, assigned ? lag : 0);
+    });
+  }
 
   isHealthy(key = 'consumer'): HealthIndicatorResult {
     const indicator = this.health.check(key);
@@ -21,5 +40,21 @@ export class ConsumerHealthIndicator {
     return status.healthy
       ? indicator.up(details)
       : indicator.down({ ...details, message: status.lastError ?? `consumer is ${status.state}` });
+  }
+
+  /** Reads the lag from the broker first; while it cannot be read, nothing counts as stalled. */
+  async isLive(stallTimeoutMs: number, key = 'progress'): Promise<HealthIndicatorResult> {
+    const indicator = this.health.check(key);
+    this.reading ??= this.lag.refresh().finally(() => (this.reading = undefined));
+    await withTimeout(this.reading, LAG_READ_TIMEOUT_MS, 'Kafka').catch(() =>
+      this.server.progress.lagUnknown(),
+    );
+    const stalled = this.server.progress.stalled(stallTimeoutMs);
+    const details = { stallTimeoutMs, assignment: this.server.assignment() };
+    if (stalled.length === 0) return indicator.up(details);
+    const names = stalled.map(
+      ({ topic, partition, lag, stalledMs }) => `${topic}/${partition} (lag ${lag}, ${stalledMs} ms)`,
+    );
+    return indicator.down({ ...details, stalled, message: `no progress with lag on ${names.join(', ')}` });
   }
 }

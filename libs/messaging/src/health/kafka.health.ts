@@ -14,7 +14,7 @@ export class KafkaHealthIndicator {
   async isHealthy(key = 'kafka', timeoutMs = 2_000): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
     try {
-      const cluster = await withTimeout(this.admin.describeCluster(), timeoutMs);
+      const cluster = await withTimeout(this.admin.describeCluster(), timeoutMs, 'Kafka');
       return indicator.up({ brokers: cluster.brokers.length, controller: cluster.controller });
     } catch (error) {
       return indicator.down({ message: error instanceof Error ? error.message : String(error) });
@@ -22,10 +22,11 @@ export class KafkaHealthIndicator {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+/** Rejects with "no answer from <what> within <ms> ms" when `promise` takes longer. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from Kafka within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer from ${what} within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -16,6 +16,7 @@ export class ConsumerLagReader {
     private readonly groupId: string,
     private readonly topics: readonly string[],
     private readonly sharedAdmin?: Admin,
+    private readonly onLag?: (topic: string, partition: number, lag: number) => void,
   ) {}
 
   async refresh(): Promise<void> {
@@ -42,6 +43,7 @@ export class ConsumerLagReader {
           { topic, partition: String(partition), group: this.groupId },
           Number(lag > 0n ? lag : 0n),
         );
+        this.onLag?.(topic, partition, Number(lag > 0n ? lag : 0n));
       }
     }
   }

@@ -13,6 +13,7 @@ import {
   type ConsumerState,
   type ConsumerStatus,
 } from '../events/consumer-stats';
+import { PartitionProgress } from '../health/partition-progress';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
@@ -44,6 +45,8 @@ export class KafkaEventServer
 {
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
+  /** Which assigned partitions lag without progress (liveness, ConsumerHealthIndicator). */
+  readonly progress = new PartitionProgress();
   private readonly options: ResolvedServerOptions;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly main: SupervisedConsumer;
@@ -81,6 +84,7 @@ export class KafkaEventServer
         handlers: this.registry,
       },
       pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
+      progressed: (topic, partition) => this.progress.attempted(topic, partition),
     });
     this.batches = batches;
     this.main = new SupervisedConsumer({

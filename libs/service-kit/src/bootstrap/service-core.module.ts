@@ -75,6 +75,8 @@ export class ServiceCoreModule implements OnApplicationShutdown {
         DatabaseModule.forRoot({
           url: config.DATABASE_URL,
           poolSize: config.DATABASE_POOL_SIZE,
+          connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+          statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
           prismaClient: options.prismaClient,
           applicationName: `${service}-service`,
         }),

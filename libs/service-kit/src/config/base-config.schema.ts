@@ -41,6 +41,17 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     DATABASE_URL: postgresUrl,
     /** Connections of the service's pool, shared by HTTP requests and consumer transactions. */
     DATABASE_POOL_SIZE: positiveInt(10),
+    /**
+     * The longest wait for a connection: opening one, or a free one of the pool. Past it the
+     * query fails as "database unavailable" (HTTP 503, the consumer waits out the outage).
+     */
+    DATABASE_CONNECT_TIMEOUT_MS: positiveInt(10_000),
+    /**
+     * Postgres cancels a statement (a lock wait included) that runs longer; the client gives up on
+     * one twice as old, when the server cannot even answer (a dead network path). Far above any
+     * statement of the services (consumer batches, inbox prune batches, group commits: ms).
+     */
+    DATABASE_STATEMENT_TIMEOUT_MS: positiveInt(30_000),
     KAFKA_BROKERS: brokerList,
     KAFKA_CLIENT_ID: z.string().min(1).optional(),
     /** Prepended to every topic at the Kafka edge (test isolation); empty in real deployments. */
@@ -110,6 +121,13 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     CONSUMER_RETRY_MAX_BACKOFF_MS: positiveInt(DEFAULT_RETRY.maxBackoffMs),
     /** How long an event whose dependency (SMTP) is down waits before it is dead-lettered. */
     CONSUMER_RETRY_OUTAGE_WINDOW_MS: z.coerce.number().int().min(0).default(DEFAULT_RETRY.outageWindowMs),
+    /**
+     * /health/live fails when an assigned partition has had lag and no progress (no attempt at
+     * its records finished) for this long: the process is wedged. Far above the longest gap
+     * between two attempts of a live consumer (a backoff, a restart, the retry window of an
+     * outage), so only a hang restarts the pod.
+     */
+    HEALTH_STALL_TIMEOUT_MS: positiveInt(5 * 60 * 1000),
     LOG_LEVEL: z.enum(LogLevels).default('log'),
     LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
   });

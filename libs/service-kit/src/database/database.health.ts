@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
+import { withTimeout } from '@pipeline/messaging';
 import { DATABASE, type DatabaseClient } from './database.tokens';
 
 @Injectable()
@@ -9,10 +10,11 @@ export class DatabaseHealthIndicator {
     private readonly health: HealthIndicatorService,
   ) {}
 
-  async isHealthy(key = 'database'): Promise<HealthIndicatorResult> {
+  /** Down when `SELECT 1` fails or takes longer than `timeoutMs` (below the readiness probe's). */
+  async isHealthy(key = 'database', timeoutMs = 2_000): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
     try {
-      await this.client.$queryRawUnsafe('SELECT 1');
+      await withTimeout(this.client.$queryRawUnsafe('SELECT 1'), timeoutMs, 'the database');
       return indicator.up();
     } catch (error) {
       return indicator.down({ message: error instanceof Error ? error.message : String(error) });
