@@ -1,7 +1,7 @@
 export * from './kafka/kafka.options';
 export * from './kafka/kafka.tokens';
 export * from './nest/kafka.module';
-export * from './health/kafka.health';
+export * from './nest/kafka.health';
 export * from './topics/provision-topics';
 export * from './database/sql-client';
 export * from './database/sql';
@@ -22,7 +22,7 @@ export * from './events/event-contracts';
 export * from './nest/event-error.filter';
 export * from './events/consumer-stats';
 export * from './kafka/messaging.tokens';
-export * from './health/consumer.health';
+export * from './nest/consumer.health';
 export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
 export { queryBacklog } from './outbox/outbox-table';

@@ -95,9 +95,13 @@ const UNAVAILABLE_NODE_CODES = new Set([
   'EPIPE',
 ]);
 
-/** What `pg` says (without a code) when its connection went away or its pool had none in time. */
+/**
+ * What `pg` says (without a code) when its connection went away, its pool had none in time, or
+ * the server stopped answering (`query_timeout`: Query read timeout; `connectionTimeoutMillis` of a
+ * bare client: timeout expired).
+ */
 const PG_UNAVAILABLE_MESSAGES =
-  /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end/;
+  /Connection terminated|connection is closed|Client has encountered a connection error|timeout exceeded when trying to connect|Cannot use a pool after calling end|Query read timeout|^timeout expired$/;
 
 /**
  * Prisma's P2028 when no pooled connection freed up within `maxWait`. The same code also means
@@ -124,8 +128,12 @@ export function isUnavailable(error: unknown, insideDatabaseError = false): bool
   const driverAdapterError = nested(error.meta, 'driverAdapterError');
   const adapterKind = nested(nested(driverAdapterError, 'cause'), 'kind');
   if (typeof adapterKind === 'string' && UNAVAILABLE_ADAPTER_KINDS.has(adapterKind)) return true;
+  // Prisma's pg adapter rethrows pg's own Error with only `clientVersion` added.
   const databaseError =
-    insideDatabaseError || name.startsWith('PrismaClient') || driverAdapterError !== undefined;
+    insideDatabaseError ||
+    name.startsWith('PrismaClient') ||
+    driverAdapterError !== undefined ||
+    typeof error.clientVersion === 'string';
   if (databaseError && UNAVAILABLE_NODE_CODES.has(code)) return true;
   if (databaseError && PG_UNAVAILABLE_MESSAGES.test(String(error.message))) return true;
   const sqlState = postgresSqlState(error) ?? postgresSqlState(error.meta);

@@ -10,7 +10,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Admin, Kafka } from 'kafkajs';
 import { TopicCatalogue } from '@pipeline/contracts';
 import { provisionTopics, type ProvisioningOptions } from '../topics/provision-topics';
-import { KafkaHealthIndicator } from '../health/kafka.health';
+import { KafkaHealthIndicator } from './kafka.health';
 import { createKafka, type KafkaConnectionOptions } from '../kafka/kafka.options';
 import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_MODULE_OPTIONS } from '../kafka/kafka.tokens';
 

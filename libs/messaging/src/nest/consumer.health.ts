@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { Admin, Kafka } from 'kafkajs';
-import { ConsumerLagReader } from '../nest/consumer-lag';
-import type { KafkaEventServer } from '../nest/kafka-event-server';
+import { ConsumerLagReader } from './consumer-lag';
+import type { KafkaEventServer } from './kafka-event-server';
 import { KAFKA_ADMIN, KAFKA_CLIENT } from '../kafka/kafka.tokens';
 import { KAFKA_EVENT_SERVER } from '../kafka/messaging.tokens';
 import { withTimeout } from './kafka.health';
