@@ -25,6 +25,12 @@ describe('loadConsoleConfig: the flow sampler and its caps', () => {
     expect(config.groups.payment).toBe('payments-blue');
   });
 
+  it('defaults the bounds of live orders', () => {
+    expect(loadConsoleConfig({})).toMatchObject({
+      maxEventsPerOrder: 32,
+    });
+  });
+
   it('names the variable that is out of range', () => {
     expect(() => loadConsoleConfig({ CONSOLE_SAMPLE_INTERVAL_MS: '10' })).toThrow(
       /CONSOLE_SAMPLE_INTERVAL_MS/,

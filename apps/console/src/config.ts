@@ -87,6 +87,8 @@ export const consoleConfigSchema = z
     CONSOLE_HISTORY_POINTS: z.coerce.number().int().min(2).max(10_000).default(180),
     /** Open live-flow streams (/flow/stream) at once; one more is refused with 503. */
     CONSOLE_MAX_STREAMS: z.coerce.number().int().positive().max(1_000).default(20),
+    /** Events kept per live order (later ones still update its status). */
+    CONSOLE_MAX_EVENTS_PER_ORDER: z.coerce.number().int().min(1).max(1_000).default(32),
     /** maildev on the local stack, Mailpit in Docker: their APIs and page links differ. */
     MAIL_UI_KIND: z.enum(['maildev', 'mailpit']).default('maildev'),
     MAIL_UI_URL: baseUrl('http://127.0.0.1:1080'),
@@ -115,6 +117,7 @@ export const consoleConfigSchema = z
     sampleIntervalMs: env.CONSOLE_SAMPLE_INTERVAL_MS,
     historyPoints: env.CONSOLE_HISTORY_POINTS,
     maxStreams: env.CONSOLE_MAX_STREAMS,
+    maxEventsPerOrder: env.CONSOLE_MAX_EVENTS_PER_ORDER,
     /** Base URLs of every instance of each service, the first one answering API calls. */
     services: Object.fromEntries(
       ServiceNames.map((name) => [name, env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_URL`]]),
