@@ -25,8 +25,10 @@ describe('loadConsoleConfig: the flow sampler and its caps', () => {
     expect(config.groups.payment).toBe('payments-blue');
   });
 
-  it('defaults the bounds of live orders', () => {
+  it('defaults the bounds of streams and live orders', () => {
     expect(loadConsoleConfig({})).toMatchObject({
+      maxExperimentStreams: 50,
+      streamMaxBufferedBytes: 1024 * 1024,
       maxEventsPerOrder: 32,
     });
   });

@@ -87,6 +87,15 @@ export const consoleConfigSchema = z
     CONSOLE_HISTORY_POINTS: z.coerce.number().int().min(2).max(10_000).default(180),
     /** Open live-flow streams (/flow/stream) at once; one more is refused with 503. */
     CONSOLE_MAX_STREAMS: z.coerce.number().int().positive().max(1_000).default(20),
+    /** Open experiment streams (/experiments/stream) at once; one more is refused with 503. */
+    CONSOLE_MAX_EXPERIMENT_STREAMS: z.coerce.number().int().positive().max(1_000).default(50),
+    /** A stream whose client leaves this much unread in the console's socket buffer is closed. */
+    CONSOLE_STREAM_MAX_BUFFERED_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /** Events kept per live order (later ones still update its status). */
     CONSOLE_MAX_EVENTS_PER_ORDER: z.coerce.number().int().min(1).max(1_000).default(32),
     /** maildev on the local stack, Mailpit in Docker: their APIs and page links differ. */
@@ -117,6 +126,8 @@ export const consoleConfigSchema = z
     sampleIntervalMs: env.CONSOLE_SAMPLE_INTERVAL_MS,
     historyPoints: env.CONSOLE_HISTORY_POINTS,
     maxStreams: env.CONSOLE_MAX_STREAMS,
+    maxExperimentStreams: env.CONSOLE_MAX_EXPERIMENT_STREAMS,
+    streamMaxBufferedBytes: env.CONSOLE_STREAM_MAX_BUFFERED_BYTES,
     maxEventsPerOrder: env.CONSOLE_MAX_EVENTS_PER_ORDER,
     /** Base URLs of every instance of each service, the first one answering API calls. */
     services: Object.fromEntries(
