@@ -25,6 +25,25 @@ describe('loadConsoleConfig: the flow sampler and its caps', () => {
     expect(config.groups.payment).toBe('payments-blue');
   });
 
+  it('defaults the bounds of dead-letter pages, streams and live orders', () => {
+    expect(loadConsoleConfig({})).toMatchObject({
+      deadLetterPage: { size: 50, maxBytes: 4 * 1024 * 1024 },
+      maxExperimentStreams: 50,
+      streamMaxBufferedBytes: 1024 * 1024,
+      maxEventsPerOrder: 32,
+    });
+    expect(
+      loadConsoleConfig({ CONSOLE_DEAD_LETTER_PAGE_SIZE: '10', CONSOLE_DEAD_LETTER_PAGE_BYTES: '65536' })
+        .deadLetterPage,
+    ).toEqual({ size: 10, maxBytes: 65_536 });
+    expect(() => loadConsoleConfig({ CONSOLE_DEAD_LETTER_PAGE_SIZE: '0' })).toThrow(
+      /CONSOLE_DEAD_LETTER_PAGE_SIZE/,
+    );
+    expect(() => loadConsoleConfig({ CONSOLE_DEAD_LETTER_PAGE_BYTES: '100' })).toThrow(
+      /CONSOLE_DEAD_LETTER_PAGE_BYTES/,
+    );
+  });
+
   it('names the variable that is out of range', () => {
     expect(() => loadConsoleConfig({ CONSOLE_SAMPLE_INTERVAL_MS: '10' })).toThrow(
       /CONSOLE_SAMPLE_INTERVAL_MS/,

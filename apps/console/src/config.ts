@@ -87,6 +87,26 @@ export const consoleConfigSchema = z
     CONSOLE_HISTORY_POINTS: z.coerce.number().int().min(2).max(10_000).default(180),
     /** Open live-flow streams (/flow/stream) at once; one more is refused with 503. */
     CONSOLE_MAX_STREAMS: z.coerce.number().int().positive().max(1_000).default(20),
+    /** Open experiment streams (/experiments/stream) at once; one more is refused with 503. */
+    CONSOLE_MAX_EXPERIMENT_STREAMS: z.coerce.number().int().positive().max(1_000).default(50),
+    /** A stream whose client leaves this much unread in the console's socket buffer is closed. */
+    CONSOLE_STREAM_MAX_BUFFERED_BYTES: z.coerce
+      .number()
+      .int()
+      .min(1_024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
+    /** Events kept per live order (later ones still update its status). */
+    CONSOLE_MAX_EVENTS_PER_ORDER: z.coerce.number().int().min(1).max(1_000).default(32),
+    /** Dead letters per page, newest first. */
+    CONSOLE_DEAD_LETTER_PAGE_SIZE: z.coerce.number().int().min(1).max(1_000).default(50),
+    /** A page also ends before this many bytes of records (one record is always shown). */
+    CONSOLE_DEAD_LETTER_PAGE_BYTES: z.coerce
+      .number()
+      .int()
+      .min(64 * 1024)
+      .max(256 * 1024 * 1024)
+      .default(4 * 1024 * 1024),
     /** maildev on the local stack, Mailpit in Docker: their APIs and page links differ. */
     MAIL_UI_KIND: z.enum(['maildev', 'mailpit']).default('maildev'),
     MAIL_UI_URL: baseUrl('http://127.0.0.1:1080'),
@@ -115,6 +135,10 @@ export const consoleConfigSchema = z
     sampleIntervalMs: env.CONSOLE_SAMPLE_INTERVAL_MS,
     historyPoints: env.CONSOLE_HISTORY_POINTS,
     maxStreams: env.CONSOLE_MAX_STREAMS,
+    maxExperimentStreams: env.CONSOLE_MAX_EXPERIMENT_STREAMS,
+    streamMaxBufferedBytes: env.CONSOLE_STREAM_MAX_BUFFERED_BYTES,
+    maxEventsPerOrder: env.CONSOLE_MAX_EVENTS_PER_ORDER,
+    deadLetterPage: { size: env.CONSOLE_DEAD_LETTER_PAGE_SIZE, maxBytes: env.CONSOLE_DEAD_LETTER_PAGE_BYTES },
     /** Base URLs of every instance of each service, the first one answering API calls. */
     services: Object.fromEntries(
       ServiceNames.map((name) => [name, env[`${name.toUpperCase() as Uppercase<ServiceName>}_SERVICE_URL`]]),

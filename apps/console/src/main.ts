@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   );
   const admin = kafka.admin();
   await admin.connect();
-  const store = new OrderStore(config.maxOrders);
+  const store = new OrderStore({
+    maxOrders: config.maxOrders,
+    maxEventsPerOrder: config.maxEventsPerOrder,
+  });
   // The experiments' own client, silent: a rebalance they cause on purpose logs kafkajs ERROR
   // lines; what went wrong reaches the page as the run's verdict instead.
   const experimentKafka = createKafka(

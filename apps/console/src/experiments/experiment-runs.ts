@@ -36,8 +36,6 @@ export class RunRefusedError extends Error {
 type Runner = (experiment: Experiment, options: RunExperimentOptions) => Promise<ExperimentRun>;
 
 const AVAILABILITY_TIMEOUT_MS = 5_000;
-/** Open pages streaming the steps; more are refused (each holds a connection). */
-export const MAX_LISTENERS = 50;
 
 /**
  * One experiment at a time, its steps as they happen, and the last result of each: the state
@@ -183,8 +181,8 @@ export class ExperimentRuns {
     return run;
   }
 
-  subscribe(listener: RunListener): (() => void) | undefined {
-    if (this.listeners.size >= MAX_LISTENERS) return undefined;
+  /** The page's streams; their number is capped where they are opened (CONSOLE_MAX_EXPERIMENT_STREAMS). */
+  subscribe(listener: RunListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { causalOrder, MAX_EVENTS_PER_ORDER, OrderStore, type FeedEvent } from './order-store';
+import {
+  causalOrder,
+  MAX_EVENTS_PER_ORDER,
+  MAX_FIELD_CHARS,
+  OrderStore,
+  type FeedEvent,
+} from './order-store';
 
 const ORDER = '0b6f3c1e-0000-4000-8000-000000000001';
 let offset = 0;
@@ -59,7 +65,7 @@ describe('causalOrder', () => {
 describe('OrderStore', () => {
   it('follows an order to its terminal state, once per record, and tells listeners in one flush', () => {
     vi.useFakeTimers();
-    const store = new OrderStore(10, 250);
+    const store = new OrderStore({ maxOrders: 10 }, 250);
     const flushes: string[][] = [];
     store.subscribe((changed) => flushes.push(changed.map((o) => `${o.orderId}:${o.status}`)));
     const placed = event('order.placed', 'a', '2026-12-01T10:00:00.000Z', undefined, {
@@ -87,7 +93,7 @@ describe('OrderStore', () => {
   });
 
   it('keeps at most maxOrders, dropping the oldest', () => {
-    const store = new OrderStore(2, 10_000);
+    const store = new OrderStore({ maxOrders: 2 }, 10_000);
     for (const n of [1, 2, 3]) {
       store.add({
         ...event('order.placed', `p${n}`, `2026-12-01T10:00:0${n}.000Z`),
@@ -100,7 +106,7 @@ describe('OrderStore', () => {
   });
 
   it('keeps at most MAX_EVENTS_PER_ORDER events of one order, and still applies the later ones', () => {
-    const store = new OrderStore(10, 10_000);
+    const store = new OrderStore({ maxOrders: 10 }, 10_000);
     const tapped: string[] = [];
     store.tap((e) => tapped.push(e.id));
     for (let n = 0; n < MAX_EVENTS_PER_ORDER + 5; n++)
@@ -113,8 +119,52 @@ describe('OrderStore', () => {
     expect(order.dropped).toBe(7);
     expect(order.status).toBe('CONFIRMED');
     expect(tapped).toHaveLength(MAX_EVENTS_PER_ORDER + 7);
-    store.add(order.events[0]!); // a redelivered record is not tapped again
+    store.add({ ...order.events[0]!, payload: {} }); // a redelivered record is not tapped again
     expect(tapped).toHaveLength(MAX_EVENTS_PER_ORDER + 7);
+    store.close();
+  });
+
+  it('takes its per-order event cap from maxEventsPerOrder', () => {
+    const store = new OrderStore({ maxOrders: 10, maxEventsPerOrder: 3 }, 10_000);
+    for (let n = 0; n < 5; n++) store.add(event('payment.authorized', `e${n}`, '2026-12-01T10:00:00.000Z'));
+    expect(store.get(ORDER)).toMatchObject({ events: { length: 3 }, dropped: 2 });
+    store.close();
+  });
+
+  it('keeps no payload and no long string: what a writer to the topic sends cannot grow an order', () => {
+    const store = new OrderStore({ maxOrders: 10 }, 10_000);
+    const huge = 'z'.repeat(1024 * 1024);
+    store.add({
+      ...event('order.cancelled', 'x', '2026-12-01T10:00:00.000Z', undefined, {
+        reason: huge,
+        items: [huge],
+      }),
+      source: huge,
+      traceparent: huge,
+    });
+    const order = store.get(ORDER)!;
+    expect(order.events[0]).not.toHaveProperty('payload');
+    expect(order.reason).toHaveLength(MAX_FIELD_CHARS + 1);
+    expect(order.events[0]!.source).toHaveLength(MAX_FIELD_CHARS + 1);
+    expect(order.events[0]!.traceparent).toHaveLength(MAX_FIELD_CHARS + 1);
+    // An order id that long is no order of this pipeline.
+    store.add({ ...event('order.placed', 'y', '2026-12-01T10:00:00.000Z'), correlationId: huge });
+    expect(store.size).toBe(1);
+    store.close();
+  });
+
+  it('leaves an order dropped for maxOrders out of the next flush', () => {
+    vi.useFakeTimers();
+    const store = new OrderStore({ maxOrders: 2 }, 250);
+    const flushed: string[][] = [];
+    store.subscribe((changed) => flushed.push(changed.map((o) => o.orderId)));
+    for (const n of [1, 2, 3, 4, 5])
+      store.add({
+        ...event('order.placed', `p${n}`, `2026-12-01T10:00:0${n}.000Z`),
+        correlationId: `order-${n}`,
+      });
+    vi.advanceTimersByTime(250);
+    expect(flushed).toEqual([['order-4', 'order-5']]);
     store.close();
   });
 });

@@ -16,6 +16,9 @@ export interface FeedEvent {
   readonly payload: unknown;
 }
 
+/** What the store keeps of an event: its metadata, never its payload (read once, into the order). */
+export type KeptEvent = Omit<FeedEvent, 'payload'>;
+
 export type OrderStatus = 'PENDING' | 'CONFIRMED' | 'CANCELLED';
 
 export interface OrderEntry {
@@ -30,8 +33,8 @@ export interface OrderEntry {
   /** The order.placed event's time, once seen. */
   placedAt: string | undefined;
   updated: string;
-  /** At most MAX_EVENTS_PER_ORDER, the first ones (a saga has 3 to 5). */
-  readonly events: FeedEvent[];
+  /** At most `maxEventsPerOrder`, the first ones (a saga has 3 to 5). */
+  readonly events: KeptEvent[];
   /** Events beyond that cap: applied to the status, not kept. */
   dropped: number;
 }
@@ -42,23 +45,55 @@ type Tap = (event: FeedEvent, entry: OrderEntry) => void;
 
 /**
  * Bounds one order's memory whatever arrives under its id (a client reusing an order id, a
- * replayed dead letter): a journey of a normal saga has at most 5 events.
+ * replayed dead letter): a journey of a normal saga has at most 5 events. The default of
+ * CONSOLE_MAX_EVENTS_PER_ORDER.
  */
 export const MAX_EVENTS_PER_ORDER = 32;
 
-const samePosition = (a: FeedEvent, b: FeedEvent) =>
+/**
+ * Every string kept is cut to this many characters: headers and payload fields come from whoever
+ * wrote to the topic. An event whose order id is longer is not an order of this pipeline: skipped.
+ */
+export const MAX_FIELD_CHARS = 200;
+
+export interface OrderStoreLimits {
+  /** Orders kept; the oldest are dropped beyond it (CONSOLE_MAX_ORDERS). */
+  readonly maxOrders: number;
+  readonly maxEventsPerOrder?: number;
+}
+
+const clip = <T extends string | undefined>(value: T): T =>
+  (value !== undefined && value.length > MAX_FIELD_CHARS
+    ? `${value.slice(0, MAX_FIELD_CHARS)}…`
+    : value) as T;
+
+const kept = (event: FeedEvent): KeptEvent => ({
+  topic: event.topic,
+  partition: event.partition,
+  offset: event.offset,
+  id: clip(event.id),
+  type: clip(event.type),
+  source: clip(event.source),
+  time: clip(event.time),
+  correlationId: event.correlationId,
+  causationId: clip(event.causationId),
+  traceparent: clip(event.traceparent),
+});
+
+const samePosition = (a: KeptEvent, b: KeptEvent) =>
   a.offset === b.offset && a.partition === b.partition && a.topic === b.topic;
 
 const field = (payload: unknown, name: string): string | undefined => {
   if (typeof payload !== 'object' || payload === null) return undefined;
   const value = (payload as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
+  return typeof value === 'string' ? clip(value) : undefined;
 };
 
 /**
- * The orders the live flow shows, in memory and bounded: the oldest are dropped beyond
- * `maxOrders`. Changes reach listeners coalesced, at most every `flushMs`, so a load test does
- * not push one message per event to every browser.
+ * The orders the live flow shows, in memory and bounded: at most `maxOrders` (the oldest are
+ * dropped), each with at most `maxEventsPerOrder` events of clipped metadata. Changes reach
+ * listeners coalesced, at most every `flushMs`, so a load test does not push one message per
+ * event to every browser; a dropped order is dropped from the next flush too.
  */
 export class OrderStore {
   private readonly byId = new Map<string, OrderEntry>();
@@ -66,13 +101,19 @@ export class OrderStore {
   private tapped: Tap | undefined;
   private pending = new Map<string, OrderEntry>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly maxOrders: number;
+  private readonly maxEventsPerOrder: number;
 
   constructor(
-    private readonly maxOrders: number,
+    limits: OrderStoreLimits,
     private readonly flushMs = 250,
-  ) {}
+  ) {
+    this.maxOrders = limits.maxOrders;
+    this.maxEventsPerOrder = limits.maxEventsPerOrder ?? MAX_EVENTS_PER_ORDER;
+  }
 
   add(event: FeedEvent): void {
+    if (event.correlationId.length > MAX_FIELD_CHARS) return;
     const orderId = event.correlationId.toLowerCase();
     let entry = this.byId.get(orderId);
     // A redelivered record (the console's own group rebalanced) is the same event: once. The
@@ -86,16 +127,16 @@ export class OrderStore {
         customerId: undefined,
         total: undefined,
         currency: undefined,
-        firstSeen: event.time,
+        firstSeen: clip(event.time),
         placedAt: undefined,
-        updated: event.time,
+        updated: clip(event.time),
         events: [],
         dropped: 0,
       };
       this.byId.set(orderId, entry);
       this.evict();
     }
-    if (entry.events.length < MAX_EVENTS_PER_ORDER) entry.events.push(event);
+    if (entry.events.length < this.maxEventsPerOrder) entry.events.push(kept(event));
     else entry.dropped += 1;
     applyEvent(entry, event);
     this.tapped?.(event, entry);
@@ -143,15 +184,17 @@ export class OrderStore {
       const [oldest] = this.byId.values();
       if (oldest === undefined) return;
       this.byId.delete(oldest.orderId);
+      this.pending.delete(oldest.orderId);
     }
   }
 }
 
 function applyEvent(entry: OrderEntry, event: FeedEvent): void {
-  if (event.time > entry.updated) entry.updated = event.time;
+  const time = clip(event.time);
+  if (time > entry.updated) entry.updated = time;
   if (event.type === 'order.placed') {
-    entry.firstSeen = event.time;
-    entry.placedAt = event.time;
+    entry.firstSeen = time;
+    entry.placedAt = time;
     entry.customerId = field(event.payload, 'customerId');
     entry.total = field(event.payload, 'total');
     entry.currency = field(event.payload, 'currency');
@@ -167,7 +210,7 @@ function applyEvent(entry: OrderEntry, event: FeedEvent): void {
  * The events of one order in causal order: an event comes after the event that caused it
  * (`causation_id`); events with no known cause, and siblings, go by event time, then position.
  */
-export function causalOrder(events: readonly FeedEvent[]): FeedEvent[] {
+export function causalOrder<E extends KeptEvent>(events: readonly E[]): E[] {
   const byTime = [...events].sort(
     (a, b) =>
       a.time.localeCompare(b.time) ||
@@ -176,8 +219,8 @@ export function causalOrder(events: readonly FeedEvent[]): FeedEvent[] {
       Number(BigInt(a.offset) - BigInt(b.offset)),
   );
   const ids = new Set(byTime.map((event) => event.id));
-  const children = new Map<string, FeedEvent[]>();
-  const roots: FeedEvent[] = [];
+  const children = new Map<string, E[]>();
+  const roots: E[] = [];
   for (const event of byTime) {
     if (event.causationId !== undefined && ids.has(event.causationId) && event.causationId !== event.id) {
       const list = children.get(event.causationId) ?? [];
@@ -187,7 +230,7 @@ export function causalOrder(events: readonly FeedEvent[]): FeedEvent[] {
   }
   // Depth-first would put a whole branch before a sibling's; a merge by time keeps the reading
   // chronological while never placing an effect before its cause.
-  const ordered: FeedEvent[] = [];
+  const ordered: E[] = [];
   const ready = [...roots];
   const placed = new Set<string>();
   while (ready.length > 0) {

@@ -1,17 +1,24 @@
 import { deadLetterTopic, ServiceNames, type ServiceName } from '@pipeline/contracts';
 import {
   deadLetterPosition,
-  DeadLetterTopicNotFoundError,
   filterDeadLetters,
   parseIsoInstant,
-  planReplay,
-  readDeadLetters,
-  sendReplay,
   type DeadLetterFilter,
   type DeadLetterRecord,
 } from '@pipeline/dead-letters';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from '../console-deps';
+import {
+  formatCursor,
+  PageCollector,
+  pageRanges,
+  parseCursor,
+  positionRanges,
+  type Cursor,
+  type OffsetRange,
+} from '../dead-letters/dead-letter-page';
+import { DeadLetterReader } from '../dead-letters/dead-letter-reader';
+import { Redrive } from '../dead-letters/dead-letter-redrive';
 import { registerAction } from '../http/actions';
 import { html, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
@@ -22,7 +29,11 @@ interface FilterFields {
   readonly type?: string;
   readonly since?: string;
   readonly until?: string;
+  /** The page's cursor: it holds the records below these offsets (none: the newest). */
+  readonly before?: string;
 }
+
+const FILTER_NAMES = ['error', 'type', 'since', 'until'] as const;
 
 const badRequest = (message: string) => Object.assign(new Error(message), { statusCode: 400 });
 
@@ -57,6 +68,33 @@ export function toFilter(fields: FilterFields): DeadLetterFilter {
     ...(since !== undefined ? { since } : {}),
     ...(until !== undefined ? { until } : {}),
   };
+}
+
+const cursorOf = (fields: FilterFields): Cursor | undefined => {
+  const before = text(fields.before);
+  return before === undefined ? undefined : parseCursor(before);
+};
+
+/** The list's URL with the same filter, on the page below `before`. */
+function pageUrl(service: ServiceName, fields: FilterFields, before?: Cursor): string {
+  const query = new URLSearchParams();
+  for (const name of FILTER_NAMES) if (text(fields[name]) !== undefined) query.set(name, text(fields[name])!);
+  if (before !== undefined) query.set('before', formatCursor(before));
+  const search = query.toString();
+  return `/dead-letters/${service}${search === '' ? '' : `?${search}`}`;
+}
+
+interface DeadLetterPage {
+  readonly topic: string;
+  /** Offsets in the log (records, unless transaction markers sit among them). */
+  readonly total: bigint;
+  /** This page's cursor (it holds records below these offsets), and the next page's (none: the end). */
+  readonly ends: Cursor;
+  readonly next: Cursor | undefined;
+  /** Newest first. */
+  readonly records: readonly DeadLetterRecord[];
+  /** Records fetched to build it. */
+  readonly read: number;
 }
 
 const payloadOf = (record: DeadLetterRecord): string => {
@@ -109,17 +147,21 @@ function recordRow(record: DeadLetterRecord): SafeHtml {
 function listPage(
   context: PageContext,
   service: ServiceName,
-  topic: string,
-  all: number,
-  records: readonly DeadLetterRecord[],
+  page: DeadLetterPage,
+  shown: readonly DeadLetterRecord[],
   fields: FilterFields,
+  limits: { readonly size: number; readonly maxBytes: number },
 ): SafeHtml {
-  const hidden = (['error', 'type', 'since', 'until'] as const).map((name) =>
+  const hidden = FILTER_NAMES.map((name) =>
     fields[name] ? html`<input type="hidden" name="${name}" value="${fields[name]}" />` : '',
   );
+  const { total, records } = page;
+  const filtered = shown.length === records.length ? '' : html`, ${shown.length} of them matching the filter`;
   return html`<p>
-      <code>${topic}</code>: ${all} record${all === 1 ? '' : 's'}, ${records.length} shown. Redrive produces
-      them back onto their original topic with the diagnostic headers removed, exactly as
+      <code>${page.topic}</code>: <span data-field="total">${total}</span> record${total === 1n ? '' : 's'}.
+      This page: the ${records.length} newest${fields.before ? ' below the previous page' : ''}${filtered} (a
+      page holds at most ${limits.size} records and ${Math.round(limits.maxBytes / 1024)} KiB). Redrive
+      produces them back onto their original topic with the diagnostic headers removed, exactly as
       <code>npm run dlt -- replay</code> does; the consumers' inbox drops an event they already applied.
     </p>
     <form method="get" action="/dead-letters/${service}" class="row" aria-label="Filter">
@@ -132,28 +174,43 @@ function listPage(
       <button type="submit">Filter</button>
     </form>
     <form method="post" action="/dead-letters/${service}/redrive" id="redrive" class="row">
-      ${csrfField(context)}${hidden}
+      ${csrfField(context)}${hidden}<input type="hidden" name="before" value="${formatCursor(page.ends)}" />
       ${actionButton(context, 'Redrive selected', html`name="scope" value="selected"`)}
-      ${actionButton(context, `Redrive all ${records.length} shown`, html`name="scope" value="all"`)}
+      ${actionButton(context, `Redrive all ${shown.length} shown`, html`name="scope" value="all"`)}
     </form>
-    <table id="dead-letters">
+    <table id="dead-letters" data-read="${page.read}">
       ${tableHead('Select', 'Partition/offset', 'Event', 'original_topic / partition / offset', 'error', 'error_class', 'attempts', 'failed_at', 'consumer_group', 'Payload')}
       <tbody>
-        ${records.map(recordRow)}
+        ${shown.map(recordRow)}
       </tbody>
-    </table>`;
+    </table>
+    <p class="row">
+      ${page.next === undefined ? html`<span>The oldest record is on this page.</span>` : html`<a href="${pageUrl(service, fields, page.next)}" rel="next">Load more (older)</a>`}
+      ${fields.before ? html`<a href="${pageUrl(service, fields)}">Newest</a>` : ''}
+    </p>`;
 }
 
 export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps): void {
   const { access, kafka, metrics, config } = deps;
+  const limits = config.deadLetterPage;
   const topicOf = (service: ServiceName) => config.kafka.topicPrefix + deadLetterTopic(service);
-  const snapshot = async (service: ServiceName) => {
-    try {
-      return (await readDeadLetters(kafka, { topic: topicOf(service) })).records;
-    } catch (error) {
-      if (error instanceof DeadLetterTopicNotFoundError) return [];
-      throw error;
-    }
+  const reader = new DeadLetterReader(kafka, {
+    groupId: `${config.kafka.group}.dead-letters`,
+    warn: (message) => app.log.warn(message),
+  });
+
+  /** The page below `cursor`: at most a page per partition is fetched, whatever the topic holds. */
+  const readPage = async (topic: string, cursor: Cursor | undefined): Promise<DeadLetterPage> => {
+    const watermarks = (await reader.watermarks(topic)) ?? [];
+    const { ends, ranges } = pageRanges(watermarks, cursor, limits.size);
+    const collector = new PageCollector(limits);
+    await reader.read(topic, ranges, {
+      onRecord: (read) => collector.add(read),
+      onRangeEnd: () => collector.endPartition(),
+    });
+    const { records, next } = collector.result(ends, watermarks);
+    const total = watermarks.reduce((sum, { low, high }) => sum + high - low, 0n);
+    return { topic, total, ends, next, records, read: collector.read };
   };
 
   app.get('/dead-letters', async (request, reply) => {
@@ -183,11 +240,12 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
     async (request, reply) => {
       const service = serviceOf(request.params.service);
       const fields = request.query;
-      const records = await snapshot(service);
-      const shown = filterDeadLetters(records, toFilter(fields));
+      const filter = toFilter(fields);
+      const page = await readPage(topicOf(service), cursorOf(fields));
+      const shown = filterDeadLetters(page.records, filter);
       const context = access.pageContext(request, reply);
-      const page = listPage(context, service, topicOf(service), records.length, shown, fields);
-      return sendHtml(reply, layout(`Dead letters: ${service}`, context, '/dead-letters', page));
+      const content = listPage(context, service, page, shown, fields, limits);
+      return sendHtml(reply, layout(`Dead letters: ${service}`, context, '/dead-letters', content));
     },
   );
 
@@ -198,31 +256,49 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
       body.position === undefined ? [] : Array.isArray(body.position) ? body.position : [body.position];
     if (body.scope !== 'all' && positions.length === 0)
       throw badRequest('position: select at least one record, or redrive all');
-    const filter = { ...toFilter(body), ...(body.scope === 'all' ? {} : { positions }) };
-    const selected = filterDeadLetters(await snapshot(service), filter);
-    const plan = planReplay(selected);
-    const result = await sendReplay(kafka, plan);
+    const topic = topicOf(service);
+    const redrive = new Redrive(
+      kafka,
+      { ...toFilter(body), ...(body.scope === 'all' ? {} : { positions }) },
+      limits,
+    );
+    const cursor = cursorOf(body);
+    if (body.scope !== 'all') {
+      // Each selected record is read alone: nothing else of the topic is fetched.
+      const watermarks = (await reader.watermarks(topic)) ?? [];
+      const held = ({ partition, from }: OffsetRange) =>
+        watermarks.some((w) => w.partition === partition && w.low <= from && from < w.high);
+      await reader.read(topic, positionRanges(topic, positions, limits.size).filter(held), {
+        onRecord: (read) => redrive.add(read),
+      });
+    } else if (cursor !== undefined) {
+      // "All shown": the page on the screen, read again from its cursor.
+      await redrive.addAll((await readPage(topic, cursor)).records);
+    } else {
+      // A script without a page: the whole topic, oldest first, a page at a time.
+      const ranges = ((await reader.watermarks(topic)) ?? [])
+        .filter(({ low, high }) => low < high)
+        .map(({ partition, low, high }) => ({ partition, from: low, to: high }));
+      await reader.read(topic, ranges, { onRecord: (read) => redrive.add(read) });
+    }
+    const result = await redrive.finish();
     const content = html`<p role="status" id="redrive-result">
         Replayed ${result.replayed} record${result.replayed === 1 ? '' : 's'}
         ${result.byTopic.map((t) => html`(${t.count} to <code>${t.value}</code>) `)}from
-        <code>${topicOf(service)}</code>.
+        <code>${topic}</code>.
       </p>
-      ${plan.skipped.length > 0 ? html`<p>Skipped ${plan.skipped.length}: ${plan.skipped.map((s) => html`${deadLetterPosition(s.source)} (${s.reason}) `)}</p>` : ''}
+      ${result.skipped.length > 0 ? html`<p>Skipped ${result.skipped.length}: ${result.skipped.map((s) => html`${s.position} (${s.reason}) `)}</p>` : ''}
       <p><a href="/dead-letters/${service}">Back to ${service}'s dead letters</a></p>`;
     return {
       changed: {
         service,
         replayed: result.replayed,
         byTopic: result.byTopic,
-        skipped: plan.skipped.length,
-        positions: selected.map(deadLetterPosition),
+        skipped: result.skipped.length,
+        positions: result.positions,
       },
       page: { title: `Redrive: ${service}`, current: '/dead-letters', content },
-      json: {
-        replayed: result.replayed,
-        byTopic: result.byTopic,
-        skipped: plan.skipped.map((s) => ({ position: deadLetterPosition(s.source), reason: s.reason })),
-      },
+      json: { replayed: result.replayed, byTopic: result.byTopic, skipped: result.skipped },
     };
   });
 }

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { ConsoleDeps } from '../console-deps';
 import type { ExperimentRuns } from '../experiments/experiment-runs';
 import { registerAction } from '../http/actions';
+import { EventStreams } from '../http/event-streams';
 import { stepsHtml, verdictHtml } from './experiment-evidence';
 import { html, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, type PageContext, sendHtml } from './layout';
 
-const HEARTBEAT_MS = 15_000;
 const RunParams = z.object({
   id: z.string().regex(/^[a-z0-9-]{1,64}$/, 'must be an experiment id (lowercase letters, digits, dashes)'),
 });
@@ -119,25 +119,21 @@ export function registerExperimentsPage(app: FastifyInstance, deps: ConsoleDeps)
   });
 
   // Server-sent events: each message is one experiment's section, rendered as on the page.
+  const streams = new EventStreams('experiment', {
+    max: deps.config.maxExperimentStreams,
+    variable: 'CONSOLE_MAX_EXPERIMENT_STREAMS',
+    maxBufferedBytes: deps.config.streamMaxBufferedBytes,
+  });
   app.get('/experiments/stream', (request, reply) => {
     const context = access.pageContext(request, reply);
-    const send = (id: string) => {
-      const experiment = runs.find(id);
-      if (experiment === undefined) return;
-      const section = sectionHtml(runs, experiment, known.get(id), context);
-      reply.raw.write(`event: experiment\ndata: ${JSON.stringify({ id, html: section.value })}\n\n`);
-    };
-    const unsubscribe = runs.subscribe(send);
-    if (unsubscribe === undefined)
-      return reply.code(503).send({ error: 'too many open experiment streams; reload later' });
-    reply.hijack();
-    reply.raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
-    reply.raw.write('retry: 2000\n\n');
-    const heartbeat = setInterval(() => reply.raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    request.raw.on('close', () => {
-      clearInterval(heartbeat);
-      unsubscribe();
-    });
+    streams.accept(request, reply, (stream) =>
+      runs.subscribe((id) => {
+        const experiment = runs.find(id);
+        if (experiment === undefined) return;
+        const section = sectionHtml(runs, experiment, known.get(id), context);
+        stream.send('experiment', JSON.stringify({ id, html: section.value }));
+      }),
+    );
   });
 
   registerAction(app, access, 'experiment-run', '/experiments/:id/run', async (request) => {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleDeps } from '../console-deps';
 import { registerAction } from '../http/actions';
+import { EventStreams } from '../http/event-streams';
 import type { InstanceMetrics } from '../flow/service-metrics';
 import type { OrderEntry } from '../flow/order-store';
 import { flowPictureSections, registerFlowPicture } from './flow-picture.page';
@@ -9,7 +10,6 @@ import { html, join, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
 
 const LIVE_ROWS = 50;
-const HEARTBEAT_MS = 15_000;
 
 /** The demo orders the form places, one per outcome the saga can reach. */
 export const DEMO_OUTCOMES = {
@@ -118,7 +118,6 @@ function flowPage(
 export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void {
   const { access, store, orderApi, sampler, config } = deps;
   registerFlowPicture(app, deps);
-  let streams = 0;
 
   app.get<{ Querystring: { placed?: string } }>('/', async (request, reply) => {
     const context = access.pageContext(request, reply);
@@ -136,38 +135,21 @@ export function registerFlowPage(app: FastifyInstance, deps: ConsoleDeps): void 
   );
 
   // Server-sent events: each message is the rows that changed, rendered as on the page.
-  app.get('/flow/stream', (request, reply) => {
-    // Bounded: each stream is a listener the store writes to on every flush.
-    if (streams >= config.maxStreams)
-      return reply
-        .code(503)
-        .header('retry-after', '10')
-        .send({
-          error: 'too many live streams',
-          reason: `at most ${config.maxStreams} (CONSOLE_MAX_STREAMS) at once`,
-        });
-    streams += 1;
-    reply.hijack();
-    const out = reply.raw;
-    out.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-store',
-      connection: 'keep-alive',
-    });
-    out.write('retry: 2000\n\n');
-    const unsubscribe = store.subscribe((changed) => {
-      const rows = changed
-        .slice(-LIVE_ROWS)
-        .map((order) => ({ id: order.orderId, status: order.status, html: orderRow(order).value }));
-      out.write(`event: orders\ndata: ${JSON.stringify(rows)}\n\n`);
-    });
-    const heartbeat = setInterval(() => out.write(': keep-alive\n\n'), HEARTBEAT_MS);
-    request.raw.on('close', () => {
-      streams -= 1;
-      clearInterval(heartbeat);
-      unsubscribe();
-    });
+  const streams = new EventStreams('live', {
+    max: config.maxStreams,
+    variable: 'CONSOLE_MAX_STREAMS',
+    maxBufferedBytes: config.streamMaxBufferedBytes,
   });
+  app.get('/flow/stream', (request, reply) =>
+    streams.accept(request, reply, (stream) =>
+      store.subscribe((changed) => {
+        const rows = changed
+          .slice(-LIVE_ROWS)
+          .map((order) => ({ id: order.orderId, status: order.status, html: orderRow(order).value }));
+        stream.send('orders', JSON.stringify(rows));
+      }),
+    ),
+  );
 
   registerAction(app, access, 'demo-order', '/demo-orders', async (request) => {
     const parsed = DemoOrderForm.safeParse(request.body ?? {});

@@ -1,7 +1,7 @@
 import { emailMessageIdFor } from '@pipeline/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from '../console-deps';
-import { causalOrder, type FeedEvent } from '../flow/order-store';
+import { causalOrder, type KeptEvent } from '../flow/order-store';
 import type { OrderView } from '../http/order-api';
 import { findEmails, sampledTraceId, traceUrl, type SentEmail } from '../journey/links';
 import { html, type SafeHtml } from './html';
@@ -22,7 +22,7 @@ interface JourneyEvent {
   readonly source: string;
 }
 
-const fromFeed = (event: FeedEvent): JourneyEvent => ({
+const fromFeed = (event: KeptEvent): JourneyEvent => ({
   type: event.type,
   topic: event.topic,
   partition: event.partition,
