@@ -247,6 +247,10 @@ describe('console: consumer groups as instances join, die and come back', () => 
       await signIn(page, consoleApp.baseUrl);
       const reset = async () => {
         await page.goto(`${consoleApp.baseUrl}/groups/${encodeURIComponent(group)}/reset`);
+        // The page says how far back the inbox protects a reread: longer than the log holds a record.
+        await expect(page.locator('[data-inbox-protects]').textContent()).resolves.toMatch(
+          /inbox rows for 8 days 5 minutes by default\s.*retention\.ms\s+7 days \+ segment\.ms\s+1 day/s,
+        );
         await page.getByLabel(/will re-read its topics/).check();
         await page.getByRole('button', { name: 'Reset offsets to earliest' }).click();
       };

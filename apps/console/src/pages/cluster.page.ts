@@ -1,4 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import {
+  EVENT_TOPIC_RETENTION_MS,
+  EVENT_TOPIC_SEGMENT_MS,
+  OLDEST_EVENT_RECORD_MS,
+} from '@pipeline/contracts';
 import type { ConsoleDeps } from '../console-deps';
 import {
   describeGroups,
@@ -49,6 +54,17 @@ function topicsTable(topics: readonly TopicView[]): SafeHtml {
  * One group as `kafka-consumer-groups --describe` shows it; `kind` (on the groups page) marks an
  * empty group and nests its heading under the part's.
  */
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** `8 days 5 minutes`, `1 day`. */
+function duration(ms: number): string {
+  const days = Math.floor(ms / DAY_MS);
+  const minutes = Math.round((ms % DAY_MS) / 60_000);
+  const parts = [`${days} day${days === 1 ? '' : 's'}`];
+  if (minutes > 0) parts.push(`${minutes} minute${minutes === 1 ? '' : 's'}`);
+  return parts.join(' ');
+}
+const INBOX_PROTECTS = duration(OLDEST_EVENT_RECORD_MS);
+
 export function groupSection(group: GroupView, resetLink = true, kind?: GroupKind): SafeHtml {
   const short = (memberId: string | undefined) => (memberId === undefined ? '–' : memberId.slice(-12));
   const members = group.members.map(
@@ -169,6 +185,14 @@ export function registerClusterPages(app: FastifyInstance, deps: ConsoleDeps): v
         that state was emptied first: for analytics-service, its tables and inbox, as the README's “Rebuilding
         analytics from the log” shows. A new consumer group that starts from the earliest offset needs no
         reset: it reads the retained log on its own.
+      </p>
+      <p data-inbox-protects>
+        How far back the inbox protects: the services keep inbox rows for ${INBOX_PROTECTS} by default
+        (INBOX_RETENTION_MS), as long as the saga topics can hold a record: retention.ms
+        ${duration(EVENT_TOPIC_RETENTION_MS)} + segment.ms ${duration(EVENT_TOPIC_SEGMENT_MS)} + the broker's
+        5-minute retention check. So every record the reset rereads is still in the inbox and is skipped,
+        unless a service runs with a shorter INBOX_RETENTION_MS or its topics were created before segment.ms
+        was set.
       </p>
       ${group ? groupSection(group, false) : html`<p>Unknown group.</p>`}
       <form method="post" action="/groups/${encodeURIComponent(groupId)}/reset">
