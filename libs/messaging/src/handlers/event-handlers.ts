@@ -1,4 +1,3 @@
-import { EventPattern } from '@nestjs/microservices';
 import type { MessageHandler } from '@nestjs/microservices';
 import { context } from '@opentelemetry/api';
 import { isObservable, lastValueFrom } from 'rxjs';
@@ -6,22 +5,7 @@ import type { Context } from '@opentelemetry/api';
 import { orderingKeyOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
 import { withEventLogContext } from '../events/event-log-context';
 import { EventBatch, EventContext, blame, type TransactionScope } from './event-batch';
-
-/** Nest pattern extras key marking a batch handler; its value identifies the method. */
-const BATCH_HANDLER = 'pipeline.batchHandler';
-
-/**
- * Subscribes a method to one or more event types as a batch handler: it is called once per
- * transaction (per wave, see planHandlerCalls) with `@Payload() events: ConsumedEvent<P>[]` in
- * offset order per key, and `@Ctx() batch: EventBatch`. One method for several types receives
- * them together, in offset order per partition.
- */
-export function EventBatchPattern(types: string | readonly string[]): MethodDecorator {
-  return (target, key, descriptor) => {
-    const id = `${target.constructor.name}.${String(key)}`;
-    return EventPattern([types].flat(), { [BATCH_HANDLER]: id })(target, key, descriptor);
-  };
-}
+import { batchHandlerIdOf, concurrencyOf, handlerIdOf } from './event-patterns';
 
 /** A handler as the transaction sees it: one call with a list of events, in order. */
 export interface TransactionHandler {
@@ -84,15 +68,6 @@ export class HandlerRegistry {
   }
 }
 
-/**
- * What identifies a handler to the planner: the method of a batch handler (Nest registers one
- * proxy per pattern, but a method for several types is one handler), or the event type.
- */
-function handlerIdOf(type: string, handler: MessageHandler): string {
-  const batchId = (handler.extras as Record<string, unknown> | undefined)?.[BATCH_HANDLER];
-  return typeof batchId === 'string' ? batchId : type;
-}
-
 /** Runs a Nest handler and waits for its result. */
 type HookedCall = (handler: MessageHandler, data: unknown, ctx: EventBatch | EventContext) => Promise<void>;
 
@@ -106,7 +81,7 @@ export type ProcessingHooks = (ctx: EventBatch | EventContext, work: () => Promi
  * context.
  */
 function transactionHandlerOf(type: string, handler: MessageHandler, call: HookedCall): TransactionHandler {
-  const batchId = (handler.extras as Record<string, unknown> | undefined)?.[BATCH_HANDLER];
+  const batchId = batchHandlerIdOf(handler);
   if (typeof batchId === 'string') {
     return {
       name: batchId,
@@ -134,17 +109,6 @@ function transactionHandlerOf(type: string, handler: MessageHandler, call: Hooke
     invoke: (events, scope, traceContextOf) =>
       eachKeyInOrder(events, concurrency, (event) => one(event, scope, traceContextOf)),
   };
-}
-
-/**
- * `@EventPattern(type, { concurrency: n })`: up to n events of different keys at once (one key's
- * events still one after the other), for a handler that waits on something outside the database,
- * such as an SMTP server. The calls share the transaction's connection, so only a handler whose
- * events do not read-modify-write the same rows may ask for it. Default 1.
- */
-function concurrencyOf(handler: MessageHandler): number {
-  const value = (handler.extras as Record<string, unknown> | undefined)?.['concurrency'];
-  return typeof value === 'number' && Number.isInteger(value) && value > 1 ? value : 1;
 }
 
 /**
