@@ -5,7 +5,6 @@ export * from './nest/kafka.health';
 export * from './topics/provision-topics';
 export * from './database/sql-client';
 export * from './database/sql';
-export * from './envelope/event-envelope';
 export * from './outbox/outbox-writer';
 export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './outbox/outbox-relay';
