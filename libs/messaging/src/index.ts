@@ -21,7 +21,6 @@ export { EventBatchPattern } from './handlers/event-patterns';
 export * from './events/event-contracts';
 export * from './nest/event-error.filter';
 export * from './events/consumer-stats';
-export * from './kafka/messaging.tokens';
 export * from './nest/consumer.health';
 export * from './outbox/outbox-relay.service';
 export * from './topics/topic-prefix';
