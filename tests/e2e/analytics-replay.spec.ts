@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OrderPlacedPayloadSchema, Topics } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
+import { OrderPlacedPayloadSchema, Topics, encodeHeaders, metadataOf } from '@pipeline/contracts';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { caughtUp as caughtUpWith } from '../support/events';
 import { testKafka, uniqueName } from '../support/kafka';

@@ -9,8 +9,9 @@ import {
   Topics,
   ordersCountKey,
   type OrdersCountUpdatedPayload,
+  encodeHeaders,
+  metadataOf,
 } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';

@@ -7,8 +7,9 @@ import {
   OrderConfirmedPayloadSchema,
   Topics,
   type OrderItem,
+  encodeHeaders,
+  metadataOf,
 } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
 import { testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';

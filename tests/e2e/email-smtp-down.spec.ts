@@ -6,8 +6,10 @@ import {
   OrderConfirmedPayloadSchema,
   Topics,
   deadLetterTopic,
+  encodeHeaders,
+  headerValue,
+  metadataOf,
 } from '@pipeline/contracts';
-import { encodeHeaders, headerValue, metadataOf } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort, type RunningProcess } from '../support/processes';

@@ -8,8 +8,13 @@
 import { randomUUID } from 'node:crypto';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Topics, type OrderConfirmedPayload, type OrderPlacedPayload } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
+import {
+  Topics,
+  type OrderConfirmedPayload,
+  type OrderPlacedPayload,
+  encodeHeaders,
+  metadataOf,
+} from '@pipeline/contracts';
 import { testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';

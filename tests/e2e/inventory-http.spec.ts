@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventHeaders, Topics, type StockChangedPayload } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import { EventHeaders, Topics, type StockChangedPayload, headerValue } from '@pipeline/contracts';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';

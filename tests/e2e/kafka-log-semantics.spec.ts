@@ -3,8 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type Admin, ConfigResourceTypes, type Kafka, type KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_CATALOGUE, EventHeaders, Topics, type StockChangedPayload } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import {
+  DEMO_CATALOGUE,
+  EventHeaders,
+  Topics,
+  type StockChangedPayload,
+  headerValue,
+} from '@pipeline/contracts';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { partitionSize } from '../support/log-dirs';

@@ -2,8 +2,7 @@
 // Zipkin server), every service's /metrics tells what happened, and a dead letter shows up in the
 // WARN log line of its trace and in the dead-letter counter.
 import { randomUUID } from 'node:crypto';
-import { deadLetterTopic, Topics } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
+import { deadLetterTopic, Topics, encodeHeaders, metadataOf } from '@pipeline/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../support/processes';
 import { scrape, series, sum, type Sample } from '../support/prometheus';

@@ -1,10 +1,10 @@
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
 import { produceEvent, type ProducedRecord } from '../support/events';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, httpJson, startService, type HttpAnswer } from '../support/service-harness';
+import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/contracts';
 
 export interface ReadRecord {
   readonly key: string | undefined;

@@ -8,8 +8,11 @@ import {
   deadLetterTopic,
   type OrderPlacedPayload,
   type StockRejectedPayload,
+  encodeHeaders,
+  headerValue,
+  metadataOf,
+  type EventMetadata,
 } from '@pipeline/contracts';
-import { encodeHeaders, headerValue, metadataOf, type EventMetadata } from '@pipeline/messaging';
 import type { TestDatabase } from '../support/db';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';

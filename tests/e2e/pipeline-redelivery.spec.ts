@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EventHeaders, Topics, type OrderItem } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import { EventHeaders, Topics, type OrderItem, headerValue } from '@pipeline/contracts';
 import { caughtUp, committedPast, reproduce } from '../support/events';
 import { uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { EventHeaders, Topics } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import { EventHeaders, Topics, headerValue } from '@pipeline/contracts';
 import { caughtUp } from '../support/events';
 import { uniqueName } from '../support/kafka';
 import { PipelineUnderTest, Timelines, totals, WINDOW_MS, type WindowView } from './pipeline.harness';

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DeadLetterHeaders, EventHeaders, Topics, deadLetterTopic } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import { DeadLetterHeaders, EventHeaders, Topics, deadLetterTopic, headerValue } from '@pipeline/contracts';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';

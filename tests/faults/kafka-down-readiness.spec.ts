@@ -4,8 +4,8 @@
 // the suite's own (tests/faults/support/own-kafka.ts): the shared 127.0.0.1:9092 is never stopped.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Topics } from '@pipeline/contracts';
-import { createKafka, headerValue } from '@pipeline/messaging';
+import { Topics, headerValue } from '@pipeline/contracts';
+import { createKafka } from '@pipeline/messaging';
 import { readTopic, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { httpJson, startService, type ServiceUnderTest } from '../support/service-harness';

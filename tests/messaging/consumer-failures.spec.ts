@@ -1,5 +1,4 @@
-import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
-import { headerValue } from '@pipeline/messaging';
+import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTopic } from '../support/kafka';

@@ -1,15 +1,13 @@
 // The relay's onPublished hook against the real broker: every event's reported partition and
 // offset is where a consumer finds it, and a failing hook never holds the relay up.
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventHeaders } from '@pipeline/contracts';
+import { EventHeaders, headerValue, type OutgoingEvent } from '@pipeline/contracts';
 import {
-  headerValue,
   OutboxRelay,
   sqlOverPrisma,
   writeToOutbox,
   type OutboxPublishedRecord,
   type OutboxRelayOptions,
-  type OutgoingEvent,
 } from '@pipeline/messaging';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';

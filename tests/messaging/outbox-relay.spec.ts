@@ -1,14 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EventHeaders } from '@pipeline/contracts';
 import {
+  EventHeaders,
   encodeHeaders,
   headerValue,
-  OutboxRelay,
   readHeaders,
-  sqlOverPrisma,
-  writeToOutbox,
   type OutgoingEvent,
-} from '@pipeline/messaging';
+} from '@pipeline/contracts';
+import { OutboxRelay, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
 import type { Kafka } from 'kafkajs';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type TestPrismaClient } from '../support/messaging-database';

@@ -1,8 +1,8 @@
 // Producing CloudEvents records the way a service would, and waiting until a consumer group has
 // processed them: the two things every e2e test does on the Kafka side.
 import type { Admin, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
 import { eventually } from './processes';
+import { encodeHeaders, metadataOf } from '@pipeline/contracts';
 
 export interface TestEvent {
   /** The topic as produced to: already prefixed. */

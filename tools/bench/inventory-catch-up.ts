@@ -12,8 +12,10 @@ import {
   PaymentAuthorizedEvent,
   Topics,
   type PaymentAuthorizedPayload,
+  encodeHeaders,
+  metadataOf,
 } from '@pipeline/contracts';
-import { createKafka, encodeHeaders, metadataOf } from '@pipeline/messaging';
+import { createKafka } from '@pipeline/messaging';
 import { logLevel } from 'kafkajs';
 import { readGroupLag, seededRandom } from '@pipeline/load';
 import { cpuSeconds } from './proc-stats';

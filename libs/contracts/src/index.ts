@@ -1,6 +1,7 @@
 export * from './topics/topic-names';
 export * from './topics/topic-catalogue';
 export * from './envelope/header-names';
+export * from './envelope/event-envelope';
 export * from './email/message-id';
 export * from './events/fields';
 export * from './events/event-descriptor';

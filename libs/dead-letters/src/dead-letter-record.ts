@@ -1,6 +1,11 @@
-import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import {
+  DeadLetterHeaders,
+  EventHeaders,
+  headerValue,
+  readHeaders,
+  type RecordHeaders,
+} from '@pipeline/contracts';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
-import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/messaging';
 
 /** One record of a dead-letter topic, with its diagnostic headers parsed. */
 export interface DeadLetterRecord {

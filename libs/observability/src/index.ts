@@ -3,3 +3,5 @@ export * from './logging/service-logger';
 export * from './metrics/prometheus-text';
 export * from './metrics/registry';
 export * from './tracing/telemetry';
+export * from './tracing/messaging-spans';
+export { isSampled } from './tracing/sampler';

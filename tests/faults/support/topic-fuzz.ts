@@ -2,8 +2,15 @@
 // each of them with a reason.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Kafka, Producer } from 'kafkajs';
-import { DeadLetterHeaders, EventHeaders, dataSchemaOf, deadLetterTopic } from '@pipeline/contracts';
-import { encodeHeaders, headerValue, metadataOf } from '@pipeline/messaging';
+import {
+  DeadLetterHeaders,
+  EventHeaders,
+  dataSchemaOf,
+  deadLetterTopic,
+  encodeHeaders,
+  headerValue,
+  metadataOf,
+} from '@pipeline/contracts';
 import { readTopic } from '../../support/kafka';
 import type { ServiceName } from '../../support/service-harness';
 

@@ -1,5 +1,4 @@
-import { Topics } from '@pipeline/contracts';
-import { decodeEnvelope } from '@pipeline/messaging';
+import { Topics, decodeEnvelope } from '@pipeline/contracts';
 import type { Consumer, EachBatchPayload, Kafka, Logger } from 'kafkajs';
 import type { FeedEvent, OrderStore } from './order-store';
 

@@ -1,5 +1,4 @@
-import { StockChangedEvent, Topics, type StockChangedPayload } from '@pipeline/contracts';
-import type { OutgoingEvent } from '@pipeline/messaging';
+import { StockChangedEvent, Topics, type StockChangedPayload, type OutgoingEvent } from '@pipeline/contracts';
 
 /** A row of `stock` as raw SQL returns it. */
 export interface StockRow {

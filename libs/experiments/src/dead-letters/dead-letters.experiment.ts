@@ -1,6 +1,12 @@
-import { EventHeaders, OrderPlacedPayloadSchema, ReplayHeaders } from '@pipeline/contracts';
+import {
+  EventHeaders,
+  OrderPlacedPayloadSchema,
+  ReplayHeaders,
+  decodeEnvelope,
+  headerValue,
+} from '@pipeline/contracts';
 import { planReplay, sendReplay, toDeadLetterRecord, type DeadLetterRecord } from '@pipeline/dead-letters';
-import { DEFAULT_RETRY, decodeEnvelope, headerValue } from '@pipeline/messaging';
+import { DEFAULT_RETRY } from '@pipeline/messaging';
 import { createServiceLogger } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';

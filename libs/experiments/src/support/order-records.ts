@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { OrderPlacedEvent, OrderPlacedPayloadSchema, type OrderPlacedPayload } from '@pipeline/contracts';
-import { encodeHeaders, metadataOf } from '@pipeline/messaging';
+import {
+  OrderPlacedEvent,
+  OrderPlacedPayloadSchema,
+  type OrderPlacedPayload,
+  encodeHeaders,
+  metadataOf,
+} from '@pipeline/contracts';
 import type { Message } from 'kafkajs';
 
 export interface OrderPlacedRecord {

@@ -4,8 +4,8 @@ import {
   windowOf,
   type LateEvent,
   type OrderCount,
+  decodeEnvelope,
 } from '@pipeline/contracts';
-import { decodeEnvelope } from '@pipeline/messaging';
 import type { KafkaMessage } from 'kafkajs';
 import type { Evidence, Experiment, ExperimentContext, ExperimentVerdict } from '../experiment';
 import { withLabResources, type LabResources } from '../support/lab-resources';

@@ -1,7 +1,6 @@
-import { EventHeaders } from '@pipeline/contracts';
+import { EventHeaders, encodeHeaders, metadataOf } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { encodeHeaders, metadataOf } from '../envelope/event-envelope';
 import { PIPELINE_CONTRACTS } from '../events/event-contracts';
 import { triageRecord } from './record-triage';
 

@@ -1,14 +1,12 @@
 import type { LoggerService } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
-import { EventHeaders } from '@pipeline/contracts';
+import { EventHeaders, decodeEnvelope, type EventMetadata } from '@pipeline/contracts';
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import type { DeadLetter } from '../dead-letters/dead-letter';
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
-import { decodeEnvelope, type EventMetadata } from '../envelope/event-envelope';
 import type { PendingEvent } from '../events/consumed-event';
 import type { EventContracts } from '../events/event-contracts';
-import { contextFromHeaders } from '../tracing/messaging-spans';
-import { isSampled } from '../tracing/sampling';
+import { contextFromHeaders, isSampled } from '@pipeline/observability';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -8,11 +8,6 @@ export interface SqlClient {
   $queryRawUnsafe<T = unknown>(query: string, ...values: unknown[]): Promise<T>;
 }
 
-export interface TransactionOptions {
-  maxWait?: number;
-  timeout?: number;
-}
-
 export interface TransactionalSqlClient<Tx extends SqlClient = SqlClient> extends SqlClient {
-  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: TransactionOptions): Promise<R>;
+  $transaction<R>(fn: (tx: Tx) => Promise<R>, options?: { maxWait?: number; timeout?: number }): Promise<R>;
 }

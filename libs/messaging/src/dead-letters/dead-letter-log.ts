@@ -1,10 +1,8 @@
 import type { LoggerService } from '@nestjs/common';
 import { context } from '@opentelemetry/api';
-import { withLogContext, type LogContext } from '@pipeline/observability';
-import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import { contextFromHeaders, withLogContext, type LogContext } from '@pipeline/observability';
+import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
-import { headerValue } from '../envelope/event-envelope';
-import { contextFromHeaders } from '../tracing/messaging-spans';
 import { orderIdOf } from '../events/event-log-context';
 
 /**

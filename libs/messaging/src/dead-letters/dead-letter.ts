@@ -1,4 +1,4 @@
-import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
 import {
   Partitioners,
@@ -8,7 +8,6 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
-import { headerValue } from '../envelope/event-envelope';
 import { messageOf } from '../errors/message-of';
 import type { EventContracts } from '../events/event-contracts';
 import type { ErrorClass } from '../errors/pipeline-error';

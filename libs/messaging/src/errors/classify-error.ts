@@ -11,17 +11,7 @@ import {
  * same answer. P2000 value too long, P2002 unique, P2003 foreign key, P2004 constraint, P2011 null,
  * P2012 missing value, P2014 relation, P2020 out of range, P2023 inconsistent column data.
  */
-const FATAL_PRISMA_CODES = new Set([
-  'P2000',
-  'P2002',
-  'P2003',
-  'P2004',
-  'P2011',
-  'P2012',
-  'P2014',
-  'P2020',
-  'P2023',
-]);
+const FATAL_PRISMA_CODES = new Set('P2000 P2002 P2003 P2004 P2011 P2012 P2014 P2020 P2023'.split(' '));
 
 /** Programmer errors: the same code fails the same way on every attempt. */
 const PROGRAMMER_ERRORS = new Set(['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError']);
@@ -86,14 +76,9 @@ function isObject(value: unknown): value is Record<string, unknown> {
 const UNAVAILABLE_PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
 /** Prisma driver adapters' error kinds for a database that cannot be talked to. */
 const UNAVAILABLE_ADAPTER_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout']);
-const UNAVAILABLE_NODE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EPIPE',
-]);
+const UNAVAILABLE_NODE_CODES = new Set(
+  'ECONNREFUSED ECONNRESET ETIMEDOUT EHOSTUNREACH ENOTFOUND EPIPE'.split(' '),
+);
 
 /**
  * What `pg` says (without a code) when its connection went away, its pool had none in time, or

@@ -1,5 +1,5 @@
 import type { KafkaMessage } from 'kafkajs';
-import type { EventMetadata } from '../envelope/event-envelope';
+import type { EventMetadata } from '@pipeline/contracts';
 
 /** Where a consumed record came from. */
 export interface RecordPosition {

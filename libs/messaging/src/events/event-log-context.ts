@@ -1,6 +1,5 @@
 import { context, type Context } from '@opentelemetry/api';
-import { withLogContext } from '@pipeline/observability';
-import { contextFromHeaders } from '../tracing/messaging-spans';
+import { contextFromHeaders, withLogContext } from '@pipeline/observability';
 import type { PendingEvent } from './consumed-event';
 
 /**

@@ -1,6 +1,6 @@
 import { BaseRpcContext } from '@nestjs/microservices';
 import type { Sql } from '../database/sql';
-import type { EventMetadata, OutgoingEvent } from '../envelope/event-envelope';
+import type { EventMetadata, OutgoingEvent } from '@pipeline/contracts';
 import { draftOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
 import type { ConsumedEvent, RecordPosition } from '../events/consumed-event';
 

@@ -6,13 +6,9 @@ export const nestLogCreator: logCreator = () => {
   const logger = new Logger('kafkajs');
   return ({ namespace, level, log }) => {
     const { message, broker, error } = log as { message: string; broker?: string; error?: string };
-    const text = [
-      `[${namespace}] ${message}`,
-      broker ? `broker=${broker}` : '',
-      error ? `error=${error}` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
+    let text = `[${namespace}] ${message}`;
+    if (broker) text += ` broker=${broker}`;
+    if (error) text += ` error=${error}`;
     if (level === logLevel.ERROR) logger.error(text);
     else if (level === logLevel.WARN) logger.warn(text);
     else if (level === logLevel.INFO) logger.log(text);

@@ -3,8 +3,7 @@ import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/term
 import type { Admin, Kafka } from 'kafkajs';
 import { ConsumerLagReader } from './consumer-lag';
 import type { KafkaEventServer } from './kafka-event-server';
-import { KAFKA_ADMIN, KAFKA_CLIENT } from '../kafka/kafka.tokens';
-import { KAFKA_EVENT_SERVER } from '../kafka/messaging.tokens';
+import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_EVENT_SERVER } from '../kafka/kafka.tokens';
 import { withTimeout } from './kafka.health';
 
 /** Below the liveness probe's timeout: a slow broker never fails liveness, it only delays a verdict. */

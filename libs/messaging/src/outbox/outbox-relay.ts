@@ -1,8 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import type { Span } from '@opentelemetry/api';
-import { PipelineMetrics } from '@pipeline/observability';
+import {
+  PipelineMetrics,
+  contextFromHeaders,
+  endSpan,
+  isSampled,
+  spanHeaders,
+  startSendSpan,
+} from '@pipeline/observability';
 import type { Message, Producer, RecordMetadata } from 'kafkajs';
-import { contextFromHeaders, endSpan, spanHeaders, startSendSpan } from '../tracing/messaging-spans';
 import { messageOf } from '../errors/message-of';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import {
@@ -20,7 +26,6 @@ import { RelayFailure, attempt } from './relay-failure';
 import { createRelayProducer } from './relay-producer';
 import { PendingPublished, publishedRecords } from './published-records';
 import { WakeSignal } from './wake-signal';
-import { isSampled } from '../tracing/sampling';
 import {
   consoleLogger,
   type OutboxBacklog,

@@ -1,11 +1,6 @@
 import { traceHeaders } from '@pipeline/observability';
 import type { Sql } from '../database/sql';
-import {
-  encodeHeaders,
-  metadataOf,
-  type EventMetadata,
-  type OutgoingEvent,
-} from '../envelope/event-envelope';
+import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '@pipeline/contracts';
 
 export interface OutboxWriteOptions {
   /** The producing service, e.g. `order-service` (CloudEvents `source`). */

@@ -14,19 +14,18 @@ export interface ProvisioningResult {
 }
 
 export function topicConfig(spec: TopicSpec, options: ProvisioningOptions): ITopicConfig {
+  const optional = {
+    'retention.ms': spec.retentionMs,
+    'segment.ms': spec.segmentMs,
+    'max.message.bytes': spec.maxMessageBytes,
+  };
   const configEntries = [
     { name: 'cleanup.policy', value: spec.cleanupPolicy },
     { name: 'min.insync.replicas', value: String(options.minInsyncReplicas) },
+    ...Object.entries(optional).flatMap(([name, value]) =>
+      value === undefined ? [] : [{ name, value: String(value) }],
+    ),
   ];
-  if (spec.retentionMs !== undefined) {
-    configEntries.push({ name: 'retention.ms', value: String(spec.retentionMs) });
-  }
-  if (spec.segmentMs !== undefined) {
-    configEntries.push({ name: 'segment.ms', value: String(spec.segmentMs) });
-  }
-  if (spec.maxMessageBytes !== undefined) {
-    configEntries.push({ name: 'max.message.bytes', value: String(spec.maxMessageBytes) });
-  }
   return {
     topic: spec.name,
     numPartitions: options.partitions,

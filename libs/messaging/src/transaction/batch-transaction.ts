@@ -1,13 +1,18 @@
 import { performance } from 'node:perf_hooks';
 import type { LoggerService } from '@nestjs/common';
 import { ROOT_CONTEXT, context, trace, type Span } from '@opentelemetry/api';
-import { PipelineMetrics } from '@pipeline/observability';
+import {
+  PipelineMetrics,
+  contextFromHeaders,
+  endSpan,
+  spanHeaders,
+  startProcessSpan,
+} from '@pipeline/observability';
 import type pg from 'pg';
 import { inTransaction, type Sql } from '../database/sql';
 import { asDatabaseError } from '../errors/classify-error';
 import { messageOf } from '../errors/message-of';
 import { insertOutboxRows } from '../outbox/outbox-writer';
-import { contextFromHeaders, endSpan, spanHeaders, startProcessSpan } from '../tracing/messaging-spans';
 import type { PendingEvent } from '../events/consumed-event';
 import { TransactionScope } from '../handlers/event-batch';
 import type { HandlerRegistry, TraceContextOf } from '../handlers/event-handlers';

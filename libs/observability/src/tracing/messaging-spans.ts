@@ -1,4 +1,3 @@
-import { messageOf } from '../errors/message-of';
 import {
   ROOT_CONTEXT,
   SpanKind,
@@ -31,6 +30,7 @@ export const MessagingAttributes = {
   eventType: 'cloudevents.event_type',
 } as const;
 
+// The spans' instrumentation scope (otel.scope.name) stays the library whose runtime they trace.
 const tracer = trace.getTracer('@pipeline/messaging');
 
 /** Kafka header values are Buffers (or arrays of them); an outbox row's are JSON values. */
@@ -121,6 +121,17 @@ export function endSpan(span: Span, failure?: { readonly error: unknown }): void
     span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
   }
   span.end();
+}
+
+/** The message of anything thrown; never throws itself. A copy of messaging's: this library imports none. */
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
+  try {
+    return String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
 }
 
 /** `traceparent`/`tracestate` of a span's context, to put on the record it sends. */

@@ -1,12 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { currentVersionOf } from '../events/read-event';
 import {
   CLOUD_EVENTS_SPEC_VERSION,
   EventHeaders,
   JSON_CONTENT_TYPE,
   RequiredEventHeaderNames,
-  currentVersionOf,
   dataSchemaOf,
-} from '@pipeline/contracts';
+} from './header-names';
 
 /** The CloudEvents attributes and saga metadata every event carries. */
 export interface EventMetadata {
@@ -51,7 +50,8 @@ export function metadataOf(
   trace: Partial<Pick<EventMetadata, 'traceparent' | 'tracestate'>> = {},
 ): EventMetadata {
   return {
-    id: event.id ?? randomUUID(),
+    // The global Web Crypto, not node:crypto: contracts load nothing but zod at run time.
+    id: event.id ?? crypto.randomUUID(),
     type: event.type,
     source,
     time: (event.time ?? new Date()).toISOString(),
