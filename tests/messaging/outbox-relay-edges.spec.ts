@@ -35,13 +35,16 @@ interface Bed {
   outboxRows(): Promise<number>;
 }
 
-async function bed(label: string): Promise<Bed> {
+async function bed(label: string, topicConfig: { name: string; value: string }[] = []): Promise<Bed> {
   const db = await createMessagingTestDatabase(label);
   cleanups.push(() => db.close());
   const topicPrefix = `${uniqueName(label)}.`;
   const topic = topicPrefix + TOPIC;
   const deadLetters = `${topicPrefix}order.dead-letter`;
-  const topics = await createTestTopics(testKafka(), [{ name: topic }, { name: deadLetters }]);
+  const topics = await createTestTopics(testKafka(), [
+    { name: topic, configEntries: topicConfig },
+    { name: deadLetters },
+  ]);
   cleanups.push(() => topics.deleteTopics());
   return {
     db,
@@ -156,6 +159,27 @@ describe('OutboxRelay at its edges', () => {
     expect(header(letter, DeadLetterHeaders.valueOmitted)).toBe('true');
     expect(relay.stats.deadLettered).toBe(1);
     expect(await counted()).toBe(1);
+  });
+
+  it('dead-letters a row the broker refuses as too large, sending the others of its batch one by one', async () => {
+    const b = await bed('relay-refused', [{ name: 'max.message.bytes', value: '16384' }]);
+    await b.write([
+      { key: 'k1', seq: 1 },
+      { key: 'k1', seq: 2, padBytes: 30_000 },
+      { key: 'k1', seq: 3 },
+    ]);
+    const relay = b.relay();
+    await relay.start();
+    await until(async () => (await b.outboxRows()) === 0 && relay.stats.deadLettered === 1, 'outbox drained');
+
+    expect(await keyedSequences(b.topic)).toEqual(['k1:1', 'k1:3']);
+    const [letter, ...more] = await readTopic(testKafka(), b.deadLetters);
+    expect(more).toHaveLength(0);
+    expect(header(letter!, DeadLetterHeaders.errorCode)).toBe('RecordTooLarge');
+    expect(header(letter!, DeadLetterHeaders.error)).toMatch(/^RecordTooLarge: .*(too large|larger)/i);
+    // Under the relay's own limit, so the letter keeps the value.
+    expect(JSON.parse(letter!.value?.toString() ?? 'null')).toMatchObject({ key: 'k1', seq: 2 });
+    expect(header(letter!, DeadLetterHeaders.valueOmitted)).toBeUndefined();
   });
 
   it('never publishes a deposed leader’s batch after its successor’s', async () => {
