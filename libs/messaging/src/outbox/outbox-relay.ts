@@ -51,7 +51,9 @@ export class OutboxRelay {
    * latest). A crash before that publishes them again: consumers' inboxes drop the copies.
    */
   private published: string[] = [];
+  /** Consecutive failures (the backoff), and all since start (the stats). */
   private failures = 0;
+  private failedAttempts = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
@@ -64,7 +66,7 @@ export class OutboxRelay {
   }
 
   get stats(): OutboxRelayStats {
-    return { ...this.publisher.counters, failures: this.failures };
+    return { ...this.publisher.counters, failures: this.failedAttempts };
   }
 
   isLeader(): boolean {
@@ -198,6 +200,7 @@ export class OutboxRelay {
   private async recover(error: unknown): Promise<void> {
     const failure = error instanceof RelayFailure ? error : new RelayFailure('database', error);
     this.failures += 1;
+    this.failedAttempts += 1;
     const wait = backoffDelay(this.failures, RELAY_BACKOFF);
     // A database error may mean the session (and the lock with it) is gone: start over from the
     // lock. A broker error keeps the lock and the producer; the rows are read and sent again.
