@@ -3,6 +3,7 @@ import { stringify } from 'yaml';
 import {
   CLOUD_EVENTS_SPEC_VERSION,
   DeadLetterHeaders,
+  RequiredDeadLetterHeaderNames,
   EventHeaders,
   JSON_CONTENT_TYPE,
   ReplayHeaders,
@@ -170,6 +171,21 @@ function deadLetterHeaderSchemas(): Record<keyof typeof DeadLetterHeaders, JsonS
     attempts: string('How many times processing was attempted (decimal, ≥ 1).', { pattern: '^[1-9][0-9]*$' }),
     failedAt: string('When the record was dead-lettered, ISO-8601.', { format: 'date-time' }),
     consumerGroup: string('The consumer group that failed to process it.', { minLength: 1 }),
+    stage: string(
+      '`relay`: the outbox relay could not publish it (absent: a consumer could not process it).',
+      {
+        enum: ['relay'],
+      },
+    ),
+    errorCode: string('A stable code of the failure: `RecordTooLarge` (relay letters).'),
+    recordBytes: string('Relay letters: what the original record weighs (decimal bytes).', digits),
+    limitBytes: string(
+      "Relay letters: the limit it is over, the relay's `OUTBOX_MAX_BATCH_BYTES` (decimal bytes).",
+      digits,
+    ),
+    valueOmitted: string('`true`: the value is left out, as the letter would not fit either.', {
+      enum: ['true'],
+    }),
   };
 }
 
@@ -205,7 +221,7 @@ function deadLetterHeadersSchema(): JsonSchema {
   return {
     type: 'object',
     description:
-      "The original record's headers, unchanged (a poison record may lack the event headers), plus the diagnostic headers.",
+      "The original record's headers, unchanged (a poison record may lack the event headers), plus the diagnostic headers: a consumer's letter has the original partition, offset, attempts and consumer group; the relay's (a record too large to publish) has the stage, code, size and limit instead.",
     properties: {
       ...Object.fromEntries(
         (Object.keys(EventHeaders) as (keyof typeof EventHeaders)[]).map((key) => [
@@ -221,7 +237,7 @@ function deadLetterHeadersSchema(): JsonSchema {
         ]),
       ),
     },
-    required: Object.values(DeadLetterHeaders),
+    required: [...RequiredDeadLetterHeaderNames],
   };
 }
 

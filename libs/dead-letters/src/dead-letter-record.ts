@@ -32,6 +32,10 @@ export interface DeadLetterRecord {
   readonly failedAt: string | undefined;
   readonly failedAtMs: number | undefined;
   readonly consumerGroup: string | undefined;
+  /** `relay` when the outbox relay wrote it; absent for a consumer's letter. */
+  readonly stage: string | undefined;
+  /** A stable code of the failure (`RecordTooLarge`), when the writer gave one. */
+  readonly errorCode: string | undefined;
 }
 
 const nonEmpty = (value: string | undefined): string | undefined =>
@@ -70,6 +74,8 @@ export function toDeadLetterRecord(
     failedAt,
     failedAtMs: Number.isNaN(failedAtMs) ? undefined : failedAtMs,
     consumerGroup: get(DeadLetterHeaders.consumerGroup),
+    stage: get(DeadLetterHeaders.stage),
+    errorCode: get(DeadLetterHeaders.errorCode),
   };
 }
 

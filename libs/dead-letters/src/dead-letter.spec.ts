@@ -80,6 +80,26 @@ describe('dead-letter records', () => {
     });
   });
 
+  it('skips a letter the relay wrote for a record too large to publish, saying why', () => {
+    const record = toDeadLetterRecord(
+      'order.dead-letter',
+      0,
+      message('4', {
+        original_topic: Buffer.from('orders'),
+        failed_stage: Buffer.from('relay'),
+        error_code: Buffer.from('RecordTooLarge'),
+        record_bytes: Buffer.from('1572964'),
+        limit_bytes: Buffer.from('524288'),
+        value_omitted: Buffer.from('true'),
+      }),
+    );
+    const plan = planReplay([record]);
+    expect(plan.items).toEqual([]);
+    expect(plan.skipped[0]?.reason).toMatch(
+      /RecordTooLarge.*1572964 bytes.*524288.*value was not kept.*refused again/,
+    );
+  });
+
   it('prints an error on one bounded line', () => {
     expect(oneLine('  Error: boom\n    at handler (x.ts:1)  ', 20)).toBe('Error: boom at hand…');
     expect(oneLine(undefined, 20)).toBe('-');

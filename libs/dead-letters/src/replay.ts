@@ -1,4 +1,4 @@
-import { DeadLetterHeaders, ReplayHeaders } from '@pipeline/contracts';
+import { DeadLetterHeaders, RECORD_TOO_LARGE, RELAY_STAGE, ReplayHeaders } from '@pipeline/contracts';
 import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
 import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
 import { countBy, type Count } from './dead-letter-summary';
@@ -50,6 +50,8 @@ export function planReplay(records: readonly DeadLetterRecord[]): ReplayPlan {
       skipped.push({ source, reason: `no ${DeadLetterHeaders.originalTopic} header` });
     } else if (source.originalTopic === source.topic) {
       skipped.push({ source, reason: `${DeadLetterHeaders.originalTopic} is the dead-letter topic itself` });
+    } else if (source.stage === RELAY_STAGE && source.errorCode === RECORD_TOO_LARGE) {
+      skipped.push({ source, reason: tooLargeReason(source) });
     } else {
       // No partition: the key picks it, as it did for the original producer and does for new events.
       const message: Message = { key: source.key, value: source.value, headers: replayHeaders(source) };
@@ -57,6 +59,18 @@ export function planReplay(records: readonly DeadLetterRecord[]): ReplayPlan {
     }
   }
   return { items, skipped };
+}
+
+/** The broker refused the original as too large for its topic: it would refuse a replay again. */
+function tooLargeReason(source: DeadLetterRecord): string {
+  const bytes = source.headers[DeadLetterHeaders.recordBytes] ?? '?';
+  const limit = source.headers[DeadLetterHeaders.limitBytes] ?? '?';
+  const omitted =
+    source.headers[DeadLetterHeaders.valueOmitted] === 'true' ? ', and its value was not kept' : '';
+  return (
+    `${RECORD_TOO_LARGE} from the outbox relay: ${bytes} bytes, over the limit of ${limit}${omitted}; ` +
+    'a replay would be refused again (publish a smaller event instead)'
+  );
 }
 
 /** How many records the plan sends to each topic. */

@@ -39,7 +39,28 @@ export const DeadLetterHeaders = {
   attempts: 'attempts',
   failedAt: 'failed_at',
   consumerGroup: 'consumer_group',
+  /** Where it failed: `relay` (the outbox relay could not publish it); absent: a consumer. */
+  stage: 'failed_stage',
+  /** A stable code for the failure, e.g. `RecordTooLarge`; absent on consumer letters. */
+  errorCode: 'error_code',
+  /** Relay letters: what the original record weighs and the limit it is over (decimal bytes). */
+  recordBytes: 'record_bytes',
+  limitBytes: 'limit_bytes',
+  /** `true` when the letter carries no value because the original did not fit either. */
+  valueOmitted: 'value_omitted',
 } as const;
+
+/** Every dead letter has these; the rest depends on who wrote it (a consumer or the relay). */
+export const RequiredDeadLetterHeaderNames = [
+  DeadLetterHeaders.originalTopic,
+  DeadLetterHeaders.error,
+  DeadLetterHeaders.errorClass,
+  DeadLetterHeaders.failedAt,
+] as const;
+
+/** The dead-letter stage and code of a record the relay could never publish: replay skips it. */
+export const RELAY_STAGE = 'relay';
+export const RECORD_TOO_LARGE = 'RecordTooLarge';
 
 /** Added by `dlt replay`: `<dead-letter topic>/<partition>/<offset>` the record came from. */
 export const ReplayHeaders = {

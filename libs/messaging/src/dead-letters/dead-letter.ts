@@ -119,7 +119,7 @@ export class DeadLetterPublisher {
 const truncate = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
-/** `pipeline_events_dead_lettered_total`, per topic, declared type and error class. */
+/** `pipeline_events_dead_lettered_total{stage="consumer"}`, per topic, declared type and error class. */
 export function countDeadLetters(letters: readonly DeadLetter[], contracts: EventContracts): void {
   for (const letter of letters) {
     // Only declared types become label values, so garbage cannot create series without bound.
@@ -128,6 +128,7 @@ export function countDeadLetters(letters: readonly DeadLetter[], contracts: Even
       topic: letter.topic,
       type: type !== undefined && contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
       error_class: letter.errorClass,
+      stage: 'consumer',
     });
   }
 }

@@ -1,4 +1,4 @@
-import type { Kafka } from 'kafkajs';
+import type { Kafka, TopicMessages } from 'kafkajs';
 import type { Sql } from '../database/sql';
 
 /** The slice of Nest's `LoggerService` the relay uses; a Nest `Logger` fits. */
@@ -16,8 +16,17 @@ export interface OutboxRelayOptions {
   readonly service: string;
   readonly databaseUrl: string;
   readonly kafka: Kafka;
-  /** Rows per SELECT / sendBatch / DELETE. Default 500. */
+  /** Rows per SELECT / DELETE. Default 500. */
   readonly batchSize?: number;
+  /**
+   * Upper bound of one `sendBatch` in record bytes (`recordBytes`): a batch heavier than that goes
+   * in several sends, one after the other in id order, each under the topics'
+   * `max.message.bytes` (1 MiB by default). A row heavier on its own goes to the service's
+   * dead-letter topic instead. Default 524288 (512 KiB).
+   */
+  readonly maxBatchBytes?: number;
+  /** Where rows too large to publish go. Default: the service's, `<topicPrefix><service>.dead-letter`. */
+  readonly deadLetterTopic?: string;
   /**
    * The longest wait after a NOTIFY before reading, so a busy pipeline batches (AdaptiveLinger:
    * none when the NOTIFY came after a quiet spell of at least this long, then doubling from
@@ -33,7 +42,7 @@ export interface OutboxRelayOptions {
   /**
    * `all` (default): the broker acknowledges once every in-sync replica has the batch. `1`: the
    * leader alone, so a batch acknowledged (and deleted from the outbox) is lost if the leader
-   * dies before a follower copied it. Only to demonstrate that; the idempotent producer needs `all`.
+   * dies before a follower copied it. Only to demonstrate that.
    */
   readonly acks?: OutboxAcks;
   /** Advisory-lock key. Default: derived from `service`, stable. */
@@ -58,6 +67,11 @@ export interface OutboxRelayOptions {
   readonly onPublished?: (batch: OutboxPublishedBatch, sql: Sql) => void | Promise<void>;
   /** How long published records may wait to be reported together to `onPublished`. Default 1000. */
   readonly onPublishedIntervalMs?: number;
+  /**
+   * A test seam: awaited with the records of each send (before their send spans), just before
+   * the relay checks its lock and sends them. A test holds a send here, or weighs it.
+   */
+  readonly beforeSend?: (topicMessages: readonly TopicMessages[]) => void | Promise<void>;
 }
 
 export interface OutboxPublishedBatch {
@@ -85,6 +99,8 @@ export interface OutboxRelayStats {
   readonly batches: number;
   readonly lastBatchSize: number;
   readonly lastPublishLatencyMs: number | null;
+  /** Rows too large to publish, sent to the dead-letter topic and deleted. */
+  readonly deadLettered: number;
   /** Failed attempts (database or broker) since start. */
   readonly failures: number;
 }

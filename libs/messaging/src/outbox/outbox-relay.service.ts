@@ -16,6 +16,7 @@ export interface OutboxRelayServiceOptions {
   readonly service: string;
   readonly databaseUrl: string;
   readonly batchSize?: number;
+  readonly maxBatchBytes?: number;
   readonly lingerMs?: number;
   readonly pollIntervalMs?: number;
   readonly acks?: OutboxAcks;

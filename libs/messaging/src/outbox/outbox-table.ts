@@ -89,10 +89,17 @@ export function toTopicMessages(rows: readonly OutboxRow[], topicPrefix = ''): T
       messages = [];
       byTopic.set(row.topic, messages);
     }
-    messages.push({ key: row.key, value: row.payload, headers: recordHeaders(row.headers) });
+    messages.push(toMessage(row));
   }
   return [...byTopic].map(([topic, messages]) => ({ topic: topicPrefix + topic, messages }));
 }
+
+/** The record a row becomes. */
+export const toMessage = (row: OutboxRow): Message => ({
+  key: row.key,
+  value: row.payload,
+  headers: recordHeaders(row.headers),
+});
 
 function recordHeaders(headers: Record<string, unknown> | null): IHeaders {
   const result: IHeaders = {};

@@ -1,5 +1,11 @@
 import pg from 'pg';
 import { countStatements, sqlOver, type Sql } from '../database/sql';
+import {
+  DELETE_OUTBOX_ROWS,
+  DELETE_PUBLISHED_AND_SELECT_NEXT,
+  SELECT_OUTBOX_BATCH,
+  type OutboxRow,
+} from './outbox-table';
 
 export interface RelayConnectionOptions {
   readonly databaseUrl: string;
@@ -63,11 +69,36 @@ export class RelayConnection {
     return result.rows;
   }
 
+  /** The next `limit` rows in id order, in one statement with the DELETE of `published`. */
+  readBatch(limit: number, published: readonly string[]): Promise<OutboxRow[]> {
+    return published.length === 0
+      ? this.query<OutboxRow>(SELECT_OUTBOX_BATCH, [limit])
+      : this.query<OutboxRow>(DELETE_PUBLISHED_AND_SELECT_NEXT, [limit, published]);
+  }
+
+  async deleteRows(ids: readonly string[]): Promise<void> {
+    await this.query(DELETE_OUTBOX_ROWS, [ids]);
+  }
+
   async tryLock(key: number): Promise<boolean> {
     const [row] = await this.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
       key,
     ]);
     return row?.locked === true;
+  }
+
+  /**
+   * Whether this session holds the advisory lock `key` now: asked of the server, so a session
+   * the server ended (or a network that no longer answers) fails instead of saying yes.
+   */
+  async holdsLock(key: number): Promise<boolean> {
+    const [row] = await this.query<{ held: boolean }>(HOLDS_LOCK, [key]);
+    return row?.held === true;
+  }
+
+  /** Throws unless the session is alive and holds the lock `key`. */
+  async assertHoldsLock(key: number): Promise<void> {
+    if (!this.alive || !(await this.holdsLock(key))) throw new Error('the advisory lock is no longer held');
   }
 
   async listen(): Promise<void> {
@@ -90,3 +121,8 @@ export class RelayConnection {
     this.options.onLost(error);
   }
 }
+
+// A bigint advisory lock shows in pg_locks as classid (high 32 bits), objid (low 32), objsubid 1.
+const HOLDS_LOCK = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+  AND pid = pg_backend_pid() AND classid = ($1::bigint >> 32)::oid
+  AND objid = ($1::bigint & 4294967295)::oid AND objsubid = 1) AS held`;

@@ -27,8 +27,8 @@ export const PipelineMetrics = {
   }),
   eventsDeadLettered: new Counter({
     name: 'pipeline_events_dead_lettered_total',
-    help: 'Records sent to the dead-letter topic, by error class (fatal, retriable).',
-    labelNames: ['topic', 'type', 'error_class'] as const,
+    help: 'Records sent to the dead-letter topic, by error class (fatal, retriable) and stage (consumer, relay).',
+    labelNames: ['topic', 'type', 'error_class', 'stage'] as const,
     registers,
   }),
   eventsDeduplicated: new Counter({

@@ -93,6 +93,12 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      */
     CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
     OUTBOX_BATCH_SIZE: positiveInt(500),
+    /**
+     * Upper bound of one relay send in record bytes: a batch heavier than that goes in several
+     * sends, under the topics' `max.message.bytes` (1 MiB by default). A row heavier on its own
+     * goes to the service's dead-letter topic.
+     */
+    OUTBOX_MAX_BATCH_BYTES: positiveInt(512 * 1024),
     /** The relay's longest wait for more rows after a wake-up (none after a quiet spell). */
     OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(10),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),

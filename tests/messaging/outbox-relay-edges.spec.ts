@@ -1,0 +1,222 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
+import {
+  OutboxRelay,
+  recordBytes,
+  sqlOverPrisma,
+  writeToOutbox,
+  type OutboxRelayOptions,
+} from '@pipeline/messaging';
+import { PipelineMetrics } from '@pipeline/observability';
+import type { KafkaMessage } from 'kafkajs';
+import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import { eventually } from '../support/processes';
+
+/** Polls `check` until it holds (bounded: `eventually`). */
+const until = (check: () => boolean | Promise<boolean>, what: string) =>
+  eventually(async () => ((await check()) ? true : undefined), { timeoutMs: 30_000, what });
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+const TOPIC = 'things';
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Bed {
+  readonly db: MessagingTestDatabase;
+  /** Published names: `<prefix>things` and the service's `<prefix>order.dead-letter`. */
+  readonly topic: string;
+  readonly deadLetters: string;
+  relay(options?: Partial<OutboxRelayOptions>): OutboxRelay;
+  write(events: readonly { key: string; seq: number; padBytes?: number }[]): Promise<void>;
+  outboxRows(): Promise<number>;
+}
+
+async function bed(label: string, topicConfig: { name: string; value: string }[] = []): Promise<Bed> {
+  const db = await createMessagingTestDatabase(label);
+  cleanups.push(() => db.close());
+  const topicPrefix = `${uniqueName(label)}.`;
+  const topic = topicPrefix + TOPIC;
+  const deadLetters = `${topicPrefix}order.dead-letter`;
+  const topics = await createTestTopics(testKafka(), [
+    { name: topic, configEntries: topicConfig },
+    { name: deadLetters },
+  ]);
+  cleanups.push(() => topics.deleteTopics());
+  return {
+    db,
+    topic,
+    deadLetters,
+    relay: (options = {}) => {
+      const relay = new OutboxRelay({
+        service: 'order',
+        databaseUrl: db.url,
+        kafka: testKafka(),
+        logger: quiet,
+        topicPrefix,
+        ...options,
+      });
+      cleanups.push(() => relay.stop());
+      return relay;
+    },
+    write: (events) =>
+      db.prisma.$transaction(async (tx) => {
+        const outgoing = events.map(({ key, seq, padBytes = 0 }) => ({
+          topic: TOPIC,
+          key,
+          type: 'test.happened',
+          payload: { key, seq, pad: 'x'.repeat(padBytes) },
+          correlationId: key,
+        }));
+        await writeToOutbox(sqlOverPrisma(tx), outgoing, { source: 'order-service' });
+      }),
+    outboxRows: () =>
+      db.withClient(async (client) => (await client.query('SELECT id FROM outbox')).rowCount ?? 0),
+  };
+}
+
+/** `key:seq` of every record on a single-partition topic, in offset order. */
+async function keyedSequences(topic: string): Promise<string[]> {
+  const records = await readTopic(testKafka(), topic);
+  records.sort((a, b) => Number(a.offset) - Number(b.offset));
+  return records.map((record) => {
+    const { key, seq } = JSON.parse(record.value?.toString() ?? 'null') as { key: string; seq: number };
+    return `${key}:${seq}`;
+  });
+}
+
+const header = (message: KafkaMessage, name: string) => headerValue(message.headers, name);
+
+describe('OutboxRelay at its edges', () => {
+  it('splits a batch heavier than maxBatchBytes into consecutive sends under it, in id order', async () => {
+    const b = await bed('relay-bytes');
+    const maxBatchBytes = 64 * 1024;
+    const events = Array.from({ length: 24 }, (_, i) => ({
+      key: i % 2 === 0 ? 'a' : 'b',
+      seq: i + 1,
+      padBytes: 10_000,
+    }));
+    await b.write(events);
+    const sendBytes: number[] = [];
+    const relay = b.relay({
+      maxBatchBytes,
+      beforeSend: (topicMessages) =>
+        void sendBytes.push(
+          topicMessages.flatMap((t) => t.messages).reduce((sum, message) => sum + recordBytes(message), 0),
+        ),
+    });
+    await relay.start();
+    await until(async () => (await b.outboxRows()) === 0 && relay.stats.published === 24, 'outbox drained');
+
+    // One SELECT of 24 rows of about 10 KiB: more than 64 KiB, so several sends, none over it.
+    expect(sendBytes.length).toBeGreaterThanOrEqual(4);
+    expect(relay.stats.batches).toBe(sendBytes.length);
+    for (const bytes of sendBytes) expect(bytes).toBeLessThanOrEqual(maxBatchBytes);
+    expect(sendBytes.reduce((sum, bytes) => sum + bytes, 0)).toBeGreaterThan(maxBatchBytes);
+    expect(await keyedSequences(b.topic)).toEqual(events.map((e) => `${e.key}:${e.seq}`));
+  });
+
+  it('dead-letters a row too large to ever send, deletes it, and publishes the rows behind it', async () => {
+    const b = await bed('relay-oversize');
+    await b.write([
+      { key: 'k1', seq: 1 },
+      { key: 'k1', seq: 2, padBytes: 1_572_864 },
+      { key: 'k1', seq: 3 },
+      { key: 'k2', seq: 1 },
+    ]);
+    const [oversize] = await b.db.withClient(
+      async (client) =>
+        (await client.query<{ event_id: string }>(`SELECT event_id FROM outbox WHERE payload->>'seq' = '2'`))
+          .rows,
+    );
+    const counted = async () =>
+      (await PipelineMetrics.eventsDeadLettered.get()).values.find(
+        (value) => value.labels.stage === 'relay' && value.labels.topic === b.topic,
+      )?.value ?? 0;
+    const relay = b.relay();
+    await relay.start();
+    await until(async () => (await b.outboxRows()) === 0 && relay.stats.published === 3, 'outbox drained');
+
+    expect(await keyedSequences(b.topic)).toEqual(['k1:1', 'k1:3', 'k2:1']);
+    const letters = await readTopic(testKafka(), b.deadLetters);
+    expect(letters).toHaveLength(1);
+    const letter = letters[0]!;
+    expect(letter.key?.toString()).toBe('k1');
+    expect(header(letter, EventHeaders.id)).toBe(oversize?.event_id);
+    expect(header(letter, EventHeaders.type)).toBe('test.happened');
+    expect(header(letter, DeadLetterHeaders.originalTopic)).toBe(b.topic);
+    expect(header(letter, DeadLetterHeaders.stage)).toBe('relay');
+    expect(header(letter, DeadLetterHeaders.errorCode)).toBe('RecordTooLarge');
+    expect(header(letter, DeadLetterHeaders.errorClass)).toBe('fatal');
+    expect(header(letter, DeadLetterHeaders.error)).toMatch(/^RecordTooLarge: record of \d+ bytes/);
+    expect(Number(header(letter, DeadLetterHeaders.recordBytes))).toBeGreaterThan(1_572_864);
+    expect(header(letter, DeadLetterHeaders.limitBytes)).toBe(String(512 * 1024));
+    // The letter would be as large as the original: it goes without the value, and says so.
+    expect(letter.value).toBeNull();
+    expect(header(letter, DeadLetterHeaders.valueOmitted)).toBe('true');
+    expect(relay.stats.deadLettered).toBe(1);
+    expect(await counted()).toBe(1);
+  });
+
+  it('dead-letters a row the broker refuses as too large, sending the others of its batch one by one', async () => {
+    const b = await bed('relay-refused', [{ name: 'max.message.bytes', value: '16384' }]);
+    await b.write([
+      { key: 'k1', seq: 1 },
+      { key: 'k1', seq: 2, padBytes: 30_000 },
+      { key: 'k1', seq: 3 },
+    ]);
+    const relay = b.relay();
+    await relay.start();
+    await until(async () => (await b.outboxRows()) === 0 && relay.stats.deadLettered === 1, 'outbox drained');
+
+    expect(await keyedSequences(b.topic)).toEqual(['k1:1', 'k1:3']);
+    const [letter, ...more] = await readTopic(testKafka(), b.deadLetters);
+    expect(more).toHaveLength(0);
+    expect(header(letter!, DeadLetterHeaders.errorCode)).toBe('RecordTooLarge');
+    expect(header(letter!, DeadLetterHeaders.error)).toMatch(/^RecordTooLarge: .*(too large|larger)/i);
+    // Under the relay's own limit, so the letter keeps the value.
+    expect(JSON.parse(letter!.value?.toString() ?? 'null')).toMatchObject({ key: 'k1', seq: 2 });
+    expect(header(letter!, DeadLetterHeaders.valueOmitted)).toBeUndefined();
+  });
+
+  it('never publishes a deposed leader’s batch after its successor’s', async () => {
+    const b = await bed('relay-fenced');
+    await b.write([{ key: 'sku-1', seq: 1 }]);
+    let releaseA!: () => void;
+    const gate = new Promise<void>((resolve) => (releaseA = resolve));
+    let heldSends = 0;
+    // A reads its batch and stops right before sending it.
+    const relayA = b.relay({
+      beforeSend: async () => {
+        heldSends += 1;
+        await gate;
+      },
+    });
+    await relayA.start();
+    await until(() => heldSends === 1, 'A holds its first send');
+
+    // A's session dies while its send hangs: the lock is free and B takes it.
+    await b.db.withClient((client) =>
+      client.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = 'outbox-relay:order'`,
+      ),
+    );
+    await until(() => !relayA.isLeader(), 'A noticed');
+    const relayB = b.relay();
+    await relayB.start();
+    await until(() => relayB.isLeader(), 'B leads');
+    await b.write([{ key: 'sku-1', seq: 2 }]);
+    await until(async () => relayB.stats.published === 2 && (await b.outboxRows()) === 0, 'B published');
+
+    releaseA();
+    await until(() => relayA.stats.failures >= 1, 'A failed its fence');
+    expect(relayA.stats.published).toBe(0);
+    expect(relayA.isLeader()).toBe(false);
+    // On a compacted topic the last record of a key wins: it is B's newest value.
+    expect(await keyedSequences(b.topic)).toEqual(['sku-1:1', 'sku-1:2']);
+  });
+});
