@@ -77,9 +77,8 @@ export async function readBacklog(
 }
 
 /**
- * Rows grouped by topic for one `sendBatch`, keeping id order inside each topic: with the
- * idempotent producer and one request in flight per broker, kafkajs appends each partition's
- * messages in the order given.
+ * Rows grouped by topic for one `sendBatch`, keeping id order inside each topic: with one request
+ * in flight per broker, kafkajs appends each partition's messages in the order given.
  */
 export function toTopicMessages(rows: readonly OutboxRow[], topicPrefix = ''): TopicMessages[] {
   const byTopic = new Map<string, Message[]>();
