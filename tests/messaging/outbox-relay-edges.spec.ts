@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
-import {
-  OutboxRelay,
-  recordBytes,
-  sqlOverPrisma,
-  writeToOutbox,
-  type OutboxRelayOptions,
-} from '@pipeline/messaging';
+import { recordBytes, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';

@@ -1,11 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createKafka,
-  OutboxRelay,
-  sqlOverPrisma,
-  writeToOutbox,
-  type OutboxRelayOptions,
-} from '@pipeline/messaging';
+import { createKafka, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
 import { eventually } from '../support/processes';

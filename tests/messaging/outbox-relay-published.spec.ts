@@ -2,13 +2,8 @@
 // offset is where a consumer finds it, and a failing hook never holds the relay up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHeaders, headerValue, type OutgoingEvent } from '@pipeline/contracts';
-import {
-  OutboxRelay,
-  sqlOverPrisma,
-  writeToOutbox,
-  type OutboxPublishedRecord,
-  type OutboxRelayOptions,
-} from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { OutboxRelay, type OutboxPublishedRecord, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
 import { eventually } from '../support/processes';

@@ -6,7 +6,8 @@ import {
   readHeaders,
   type OutgoingEvent,
 } from '@pipeline/contracts';
-import { OutboxRelay, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { OutboxRelay } from '@pipeline/outbox-relay';
 import type { Kafka } from 'kafkajs';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type TestPrismaClient } from '../support/messaging-database';

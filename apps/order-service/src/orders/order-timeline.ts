@@ -1,10 +1,6 @@
 import { Topics } from '@pipeline/contracts';
-import {
-  withoutTopicPrefix,
-  type ConsumedEvent,
-  type OutboxPublishedBatch,
-  type Sql,
-} from '@pipeline/messaging';
+import { withoutTopicPrefix, type ConsumedEvent, type Sql } from '@pipeline/messaging';
+import { type OutboxPublishedBatch } from '@pipeline/outbox-relay';
 
 /** One `order_timeline` row as order-service writes it. */
 export interface TimelineEntry {

@@ -10,13 +10,15 @@ import {
   InboxPruner,
   KafkaEventServer,
   KafkaModule,
-  OUTBOX_RELAY_OPTIONS,
-  OutboxRelayService,
   PIPELINE_CONTRACTS,
   sqlOver,
   withTopicPrefix,
-  type OutboxRelayServiceOptions,
 } from '@pipeline/messaging';
+import {
+  OUTBOX_RELAY_OPTIONS,
+  OutboxRelayService,
+  type OutboxRelayServiceOptions,
+} from '@pipeline/outbox-relay';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import { shutdownTelemetry } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';

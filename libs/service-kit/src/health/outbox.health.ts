@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { OutboxRelayService, queryBacklog } from '@pipeline/messaging';
+import { OutboxRelayService, queryBacklog } from '@pipeline/outbox-relay';
 import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 
 /**

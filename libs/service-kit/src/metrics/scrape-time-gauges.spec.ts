@@ -1,5 +1,5 @@
 import type { Admin } from 'kafkajs';
-import type { OutboxRelayService } from '@pipeline/messaging';
+import type { OutboxRelayService } from '@pipeline/outbox-relay';
 import { PipelineMetrics, renderMetrics } from '@pipeline/observability';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { DatabaseClient } from '../database/database.tokens';

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Admin } from 'kafkajs';
-import { KAFKA_ADMIN, messageOf, OutboxRelayService, queryBacklog } from '@pipeline/messaging';
+import { KAFKA_ADMIN, messageOf } from '@pipeline/messaging';
+import { OutboxRelayService, queryBacklog } from '@pipeline/outbox-relay';
 import { beforeScrape, PipelineMetrics } from '@pipeline/observability';
 import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 

@@ -1,4 +1,4 @@
-import { chunkBySize, recordBytes } from '../kafka/record-size';
+import { chunkBySize, recordBytes } from '@pipeline/messaging';
 import { toMessage, type OutboxRow } from './outbox-table';
 
 /** One `sendBatch` of the relay: consecutive rows in id order. */

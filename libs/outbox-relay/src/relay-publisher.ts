@@ -1,8 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Message } from 'kafkajs';
-import type { Sql } from '../database/sql';
-import { messageOf } from '../errors/message-of';
+import { type Sql, messageOf } from '@pipeline/messaging';
 import { toTopicMessages, type OutboxRow } from './outbox-table';
 import { attempt } from './relay-failure';
 import { RelayProducer, createRelayProducer } from './relay-producer';

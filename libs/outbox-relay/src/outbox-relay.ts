@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { messageOf } from '../errors/message-of';
-import { AdaptiveLinger } from '../batching/adaptive-linger';
+import { messageOf, AdaptiveLinger, backoffDelay, sleep } from '@pipeline/messaging';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
-import { backoffDelay, sleep } from '../retry/backoff';
 import { RelayFailure, attempt } from './relay-failure';
 import { RelayPublisher } from './relay-publisher';
 import { WakeSignal } from './wake-signal';

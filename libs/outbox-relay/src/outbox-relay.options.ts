@@ -1,5 +1,5 @@
 import type { Kafka, TopicMessages } from 'kafkajs';
-import type { Sql } from '../database/sql';
+import type { Sql } from '@pipeline/messaging';
 
 /** The slice of Nest's `LoggerService` the relay uses; a Nest `Logger` fits. */
 export interface OutboxRelayLogger {

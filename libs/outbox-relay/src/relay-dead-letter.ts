@@ -1,7 +1,7 @@
 import { DeadLetterHeaders, RECORD_TOO_LARGE, RELAY_STAGE } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { IHeaders, Message } from 'kafkajs';
-import { recordBytes } from '../kafka/record-size';
+import { recordBytes } from '@pipeline/messaging';
 import { toMessage, type OutboxRow } from './outbox-table';
 
 export interface RecordTooLarge {

@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
-import { KAFKA_CLIENT } from '../kafka/kafka.tokens';
+import { KAFKA_CLIENT } from '@pipeline/messaging';
 import { OutboxRelay } from './outbox-relay';
 import type { OutboxAcks, OutboxRelayOptions } from './outbox-relay.options';
 
