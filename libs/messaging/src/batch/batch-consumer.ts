@@ -1,17 +1,14 @@
 import { PipelineMetrics } from '@pipeline/observability';
-import type { EachBatchPayload, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import type { EachBatchPayload, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { messageOf } from '../errors/message-of';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
 import type { EventContracts } from '../events/event-contracts';
-import { KeepAlive } from '../fetch/keep-alive';
 import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
-import { settle, type Failure } from './isolate';
-import { OffsetCommits, byTopic } from './offset-commits';
 import { triagePartition, type PartitionWork } from './record-triage';
-import { Retries, type RetriesDeps } from './retries';
+import { Retries, settle, type Failure, type RetriesDeps } from './isolate';
 
 export interface BatchConsumerDeps extends RetriesDeps {
   readonly contracts: EventContracts;
@@ -29,8 +26,11 @@ export interface BatchConsumerDeps extends RetriesDeps {
   readonly lingerMs: number;
   /** What each consumer transaction needs (runBatchTransaction), the handler registry included. */
   readonly transaction: BatchTransactionDeps;
-  /** At most one OffsetCommit request per this interval (OffsetCommits). */
-  readonly commitIntervalMs: number;
+  /** Where offsets go once what they cover is durable (the consumer's OffsetCommits). */
+  readonly commits: {
+    add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void>;
+    flush(): Promise<void>;
+  };
   /** An attempt at the partition's records finished, whatever its outcome (liveness). */
   progressed?(topic: string, partition: number): void;
 }
@@ -53,14 +53,6 @@ interface Submitted {
 export class BatchConsumer {
   private submitted: Submitted[] = [];
   private readonly retries: Retries;
-  /** Offsets of what is durable, committed coalesced. */
-  readonly commits: OffsetCommits;
-  /**
-   * The latest fetch's commit function. kafkajs's `consumer.commitOffsets` does nothing once a
-   * stop has begun; this one commits until the member has left its group, so the batch in hand
-   * at a stop still gets its offsets committed.
-   */
-  private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
   private readonly linger: AdaptiveLinger;
   /** When the previous fetch's batches were handed back: the next fetch starts then. */
   private fetchedAt = performance.now();
@@ -68,18 +60,10 @@ export class BatchConsumer {
   constructor(private readonly deps: BatchConsumerDeps) {
     this.linger = new AdaptiveLinger(deps.lingerMs);
     this.retries = new Retries(deps);
-    this.commits = new OffsetCommits(
-      (offsets) => this.commitOffsets(offsets),
-      deps.commitIntervalMs,
-      (error) => {
-        deps.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
-      },
-    );
   }
 
   readonly eachBatch = (payload: EachBatchPayload): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
       if (this.submitted.push({ payload, resolve, reject }) === 1) {
         const waitedMs = performance.now() - this.fetchedAt;
         setImmediate(() => void this.flush(waitedMs));
@@ -104,7 +88,15 @@ export class BatchConsumer {
   }
 
   private async apply(payloads: readonly EachBatchPayload[]): Promise<void> {
-    const keepAlive = new KeepAlive(payloads[0]!, this.deps.heartbeatIntervalMs);
+    // Heartbeats while the fetch is applied, so a slow transaction does not get the member evicted
+    // (kafkajs heartbeats only between fetches, and throttles these calls to its interval). One
+    // that fails means a rebalance started: remembered, and handed to kafkajs below.
+    let rebalance: Error | undefined;
+    const beat = () =>
+      payloads[0]!.heartbeat().catch((error: unknown) => {
+        rebalance ??= error instanceof Error ? error : new Error(String(error));
+      });
+    const heartbeats = setInterval(() => void beat(), this.deps.heartbeatIntervalMs);
     try {
       await this.applyInChunks(
         payloads.map((payload) =>
@@ -114,16 +106,16 @@ export class BatchConsumer {
             attemptOf: (topic, partition, offset) => this.retries.attemptOf(topic, partition, offset),
           }),
         ),
-        () => keepAlive.error === undefined,
+        () => rebalance === undefined,
       );
     } finally {
-      keepAlive.stop();
+      clearInterval(heartbeats);
     }
     // A rebalance was announced during the batch: commit what is durable while this member still
     // owns its partitions, then hand the error to kafkajs, which rejoins the group.
-    if (keepAlive.error !== undefined) {
-      await this.commits.flush().catch(() => undefined);
-      throw keepAlive.error;
+    if (rebalance !== undefined) {
+      await this.deps.commits.flush().catch(() => undefined);
+      throw rebalance;
     }
   }
 
@@ -149,7 +141,11 @@ export class BatchConsumer {
             !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
         );
       if (chunk.length === 0) continue;
-      const result = await settle(chunk, (list) => this.run(list), this.retries.policy);
+      const result = await settle(
+        chunk,
+        (list) => runBatchTransaction(this.deps.transaction, list),
+        this.retries.policy,
+      );
       if (result.transient !== undefined) {
         // Nothing of this chunk ran; what earlier chunks did is committed below.
         this.retries.waitOutTransient(
@@ -168,15 +164,6 @@ export class BatchConsumer {
     }
     // Partitions with no events (poison, skipped, dead-letter log) move on here too.
     await this.advance(work, settled, blocked, []);
-  }
-
-  private async run(events: readonly PendingEvent[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
-    try {
-      await runBatchTransaction(this.deps.transaction, events);
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, error };
-    }
   }
 
   /**
@@ -222,7 +209,7 @@ export class BatchConsumer {
     // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
     // offset when a batch fails, so a failed send resolved before would skip its poison records.
     for (const { payload, last } of resolvable) payload.resolveOffset(last);
-    await this.commits.add(
+    await this.deps.commits.add(
       resolvable.map(({ payload: { batch }, last }) => ({
         topic: batch.topic,
         partition: batch.partition,
@@ -235,11 +222,6 @@ export class BatchConsumer {
     } catch (error) {
       this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
     }
-  }
-
-  private async commitOffsets(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> {
-    if (this.commitThroughGroup === undefined) throw new Error('no fetch to commit offsets through yet');
-    await this.commitThroughGroup(byTopic(offsets));
   }
 
   private countSkipped(topic: string, type: string): void {

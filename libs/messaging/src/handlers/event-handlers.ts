@@ -4,8 +4,15 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import type { Context } from '@opentelemetry/api';
 import { orderingKeyOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
 import { withEventLogContext } from '../events/event-log-context';
-import { EventBatch, EventContext, blame, type TransactionScope } from './event-batch';
-import { batchHandlerIdOf, concurrencyOf, handlerIdOf } from './event-patterns';
+import {
+  EventBatch,
+  EventContext,
+  batchHandlerIdOf,
+  blame,
+  concurrencyOf,
+  handlerIdOf,
+  type TransactionScope,
+} from './event-batch';
 
 /** A handler as the transaction sees it: one call with a list of events, in order. */
 export interface TransactionHandler {

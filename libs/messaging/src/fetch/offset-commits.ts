@@ -1,20 +1,15 @@
-import type { Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
-
-export type CommitOffsets = (offsets: TopicPartitionOffsetAndMetadata[]) => Promise<void>;
+import type { Offsets, TopicPartitionOffsetAndMetadata as Offset } from 'kafkajs';
 
 /**
- * The consumer's offset commits, coalesced: offsets are handed over only once what they cover is
- * durable (inbox, effects and outbox committed, dead letters acknowledged), and at most one
- * OffsetCommit request goes out per `intervalMs`. An offset that has to wait is committed by a
- * timer, so an idle consumer's lag still reaches zero.
- *
- * What coalescing costs: after a crash, up to `intervalMs` of records is fetched again and
- * dropped by the inbox (the window was one transaction before). What it buys: at everyday
- * rates the consumer made one OffsetCommit per transaction, half of all its requests.
+ * The consumer's offset commits, coalesced: handed over once what they cover is durable (inbox,
+ * effects and outbox committed, dead letters acknowledged), at most one OffsetCommit request per
+ * `intervalMs`, the last one by a timer so an idle consumer's lag reaches zero. After a crash up to
+ * `intervalMs` of records is fetched again and dropped by the inbox; at everyday rates it halves
+ * the consumer's requests (one OffsetCommit per transaction before).
  */
 export class OffsetCommits {
   /** The next offset to commit, by `topic/partition`. */
-  private pending = new Map<string, TopicPartitionOffsetAndMetadata>();
+  private pending = new Map<string, Offset>();
   private lastCommitAt = Number.NEGATIVE_INFINITY;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
@@ -22,13 +17,13 @@ export class OffsetCommits {
   private epoch = 0;
 
   constructor(
-    private readonly send: CommitOffsets,
+    private readonly send: (offsets: Offset[]) => Promise<void>,
     private intervalMs: number,
     private readonly onTimerError: (error: unknown) => void,
   ) {}
 
   /** Offsets whose records are durable: committed now when the last commit is old enough. */
-  async add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> {
+  async add(offsets: readonly Offset[]): Promise<void> {
     for (const offset of offsets) this.keep(offset);
     if (this.pending.size === 0) return;
     const waitMs = this.lastCommitAt + this.intervalMs - performance.now();
@@ -70,13 +65,12 @@ export class OffsetCommits {
 
   /** Forgets everything pending (the consumer is gone: its successor fetches from the last commit). */
   clear(): void {
-    this.epoch += 1;
+    this.retain(() => false);
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.pending.clear();
   }
 
-  private keep(offset: TopicPartitionOffsetAndMetadata): void {
+  private keep(offset: Offset): void {
     const key = `${offset.topic}/${offset.partition}`;
     const current = this.pending.get(key);
     if (current === undefined || BigInt(offset.offset) > BigInt(current.offset))
@@ -96,7 +90,7 @@ export class OffsetCommits {
 }
 
 /** The request shape kafkajs commits: offsets grouped by topic. */
-export function byTopic(offsets: readonly TopicPartitionOffsetAndMetadata[]): Offsets {
+export function byTopic(offsets: readonly Offset[]): Offsets {
   const topics = new Map<string, { partition: number; offset: string }[]>();
   for (const { topic, partition, offset } of offsets)
     topics.set(topic, [...(topics.get(topic) ?? []), { partition, offset }]);
