@@ -27,7 +27,7 @@ export {
 } from './handlers/event-batch';
 export * from './events/consumed-event';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
-export * from './events/event-contracts';
+export { PIPELINE_CONTRACTS, type EventContracts, type ParseResult } from './events/event-contracts';
 export * from './nest/event-error.filter';
 export * from './events/consumer-stats';
 export * from './kafka/messaging.tokens';

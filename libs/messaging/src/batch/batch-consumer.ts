@@ -1,13 +1,15 @@
-import { PipelineMetrics } from '@pipeline/observability';
-import type { EachBatchPayload, TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import { context } from '@opentelemetry/api';
+import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
-import { messageOf } from '../errors/message-of';
+import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
-import type { EventContracts } from '../events/event-contracts';
+import { countSkipped } from '../events/consumer-stats';
+import { triageRecord, type EventContracts } from '../events/event-contracts';
 import { sleep } from '../retry/backoff';
+import { contextFromHeaders } from '../tracing/messaging-spans';
+import { isSampled } from '../tracing/sampling';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
-import { triagePartition, type PartitionWork } from './record-triage';
 import { Retries, settle, type Failure, type RetriesDeps } from './isolate';
 
 export interface BatchConsumerDeps extends RetriesDeps {
@@ -18,11 +20,7 @@ export interface BatchConsumerDeps extends RetriesDeps {
   readonly heartbeatIntervalMs: number;
   /** Upper bound of events in one transaction; a larger fetch is applied in several. */
   readonly maxEventsPerTransaction: number;
-  /**
-   * The longest wait after a fetch that carried records before the next fetch, so what arrives
-   * meanwhile comes as one batch (AdaptiveLinger: none after a quiet spell, doubling while
-   * records keep coming). An idle consumer waits in the broker.
-   */
+  /** The longest linger after a fetch that carried records (AdaptiveLinger). */
   readonly lingerMs: number;
   /** What each consumer transaction needs (runBatchTransaction), the handler registry included. */
   readonly transaction: BatchTransactionDeps;
@@ -35,23 +33,34 @@ export interface BatchConsumerDeps extends RetriesDeps {
   progressed?(topic: string, partition: number): void;
 }
 
-interface Submitted {
+/** A record after triage, in offset order. */
+type Triaged =
+  | { readonly kind: 'event'; readonly event: PendingEvent }
+  | { readonly kind: 'poison'; readonly letter: DeadLetter }
+  /** Declared for the topic, but this service has no handler for it: skipped and committed. */
+  | { readonly kind: 'unhandled'; readonly type: string }
+  /** A record of the service's own dead-letter topic: logged at WARN, nothing else. */
+  | { readonly kind: 'logged' };
+
+/** A partition of the fetch: its records and how far they are resolved. */
+interface PartitionWork {
   readonly payload: EachBatchPayload;
-  resolve(): void;
-  reject(error: unknown): void;
+  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
+  /** Index of the first record whose offset is not resolved yet. */
+  next: number;
 }
 
 /**
  * The consumer's `eachBatch`. kafkajs calls it once per partition of a fetch, all in the same
  * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
- * at most maxEventsPerTransaction events one transaction (or a few, when something fails: see
- * `settle`), its dead letters, and the offsets of every partition, each only up to what is
- * durable, handed to OffsetCommits (one OffsetCommit request per interval). A partition whose
- * event must wait for a retry is paused and fetched again after the backoff: the fetch loop, and
- * every other partition, goes on. After a fetch that carried records it lingers (AdaptiveLinger).
+ * at most maxEventsPerTransaction events one transaction (or a few when something fails: `settle`),
+ * its dead letters, and every partition's offset up to what is durable. A partition whose event
+ * waits for a retry is paused and fetched again after the backoff; the fetch loop and every other
+ * partition go on. After a fetch that carried records the consumer lingers (AdaptiveLinger: none
+ * after a quiet spell, doubling while records keep coming), so what arrives meanwhile is one batch.
  */
 export class BatchConsumer {
-  private submitted: Submitted[] = [];
+  private submitted: { payload: EachBatchPayload; resolve(): void; reject(error: unknown): void }[] = [];
   private readonly retries: Retries;
   private readonly linger: AdaptiveLinger;
   /** When the previous fetch's batches were handed back: the next fetch starts then. */
@@ -99,13 +108,7 @@ export class BatchConsumer {
     const heartbeats = setInterval(() => void beat(), this.deps.heartbeatIntervalMs);
     try {
       await this.applyInChunks(
-        payloads.map((payload) =>
-          triagePartition(payload, {
-            ...this.deps,
-            hasHandler: (type) => this.deps.transaction.handlers.has(type),
-            attemptOf: (topic, partition, offset) => this.retries.attemptOf(topic, partition, offset),
-          }),
-        ),
+        payloads.map((payload) => this.triage(payload)),
         () => rebalance === undefined,
       );
     } finally {
@@ -119,12 +122,53 @@ export class BatchConsumer {
     }
   }
 
+  /** Every record of one partition of the fetch, triaged before any transaction. */
+  private triage(payload: EachBatchPayload): PartitionWork {
+    const { topic, partition, messages } = payload.batch;
+    const { contracts, deadLetterTopic, logger, transaction } = this.deps;
+    const triageOne = (message: KafkaMessage): Triaged => {
+      if (topic === deadLetterTopic) {
+        logDeadLetter(logger, topic, partition, message);
+        return { kind: 'logged' };
+      }
+      const triage = triageRecord(topic, message, contracts, (type) => transaction.handlers.has(type));
+      if (triage.kind === 'unhandled') return triage;
+      const { offset } = message;
+      if (triage.kind === 'poison') {
+        context.with(contextFromHeaders(message.headers), () => {
+          logger.warn(`poison record ${topic}/${partition}@${offset}: ${triage.reason}`);
+        });
+        const letter: DeadLetter = {
+          topic,
+          partition,
+          message,
+          error: triage.reason,
+          errorClass: 'fatal',
+          attempts: 1,
+        };
+        return { kind: 'poison', letter };
+      }
+      const { metadata } = triage;
+      const position = { topic, partition, offset, key: message.key?.toString() ?? null };
+      const attempt = this.retries.attemptOf(topic, partition, offset);
+      const sampled = isSampled(metadata.traceparent);
+      const event = { payload: triage.payload, metadata, position, attempt, message, sampled };
+      return { kind: 'event', event };
+    };
+    const records = messages.map((message) => ({ offset: message.offset, triaged: triageOne(message) }));
+    return { payload, records, next: 0 };
+  }
+
+  private readonly transact = (events: readonly PendingEvent[]) =>
+    runBatchTransaction(this.deps.transaction, events);
+
   /**
    * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
    * and a stopping consumer, a rebalance or a revoked partition stops at the next chunk boundary.
    */
   private async applyInChunks(work: readonly PartitionWork[], noRebalance: () => boolean): Promise<void> {
     const size = this.deps.maxEventsPerTransaction;
+    const payloads = work.map((partition) => partition.payload);
     const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
     for (const partition of work)
       for (const { triaged } of partition.records)
@@ -141,18 +185,10 @@ export class BatchConsumer {
             !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
         );
       if (chunk.length === 0) continue;
-      const result = await settle(
-        chunk,
-        (list) => runBatchTransaction(this.deps.transaction, list),
-        this.retries.policy,
-      );
+      const result = await settle(chunk, this.transact, this.retries.policy);
       if (result.transient !== undefined) {
         // Nothing of this chunk ran; what earlier chunks did is committed below.
-        this.retries.waitOutTransient(
-          work.map((partition) => partition.payload),
-          result.transient,
-          start === 0,
-        );
+        this.retries.waitOutTransient(payloads, result.transient, start === 0);
         break;
       }
       this.retries.applied();
@@ -176,14 +212,7 @@ export class BatchConsumer {
     blocked: ReadonlyMap<string, Failure<PendingEvent>>,
     failures: readonly Failure<PendingEvent>[],
   ): Promise<void> {
-    // A failure behind its partition's blocked event is not dead-lettered now: its offset cannot
-    // move yet, so it is fetched and tried again after the blocked one, and dead-lettered then.
-    const letters: DeadLetter[] = failures
-      .filter(({ event: { position } }) => {
-        const stop = blocked.get(partitionOf(position))?.event.position.offset;
-        return stop === undefined || BigInt(position.offset) < BigInt(stop);
-      })
-      .map((failure) => this.retries.letterOf(failure));
+    const letters = failures.map((failure) => this.retries.letterOf(failure));
     const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
@@ -194,7 +223,7 @@ export class BatchConsumer {
         const { offset, triaged } = records[partition.next]!;
         if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
         if (triaged.kind === 'poison') letters.push(triaged.letter);
-        if (triaged.kind === 'skipped') this.countSkipped(topic, triaged.type);
+        if (triaged.kind === 'unhandled') countSkipped(this.deps.counters, topic, triaged.type);
         if (triaged.kind === 'event') this.retries.resolved(triaged.event);
         last = offset;
         partition.next += 1;
@@ -205,7 +234,6 @@ export class BatchConsumer {
       (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
     );
     await this.deps.deadLetters.send(letters);
-    this.deps.counters.deadLettered += letters.length;
     // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
     // offset when a batch fails, so a failed send resolved before would skip its poison records.
     for (const { payload, last } of resolvable) payload.resolveOffset(last);
@@ -217,15 +245,6 @@ export class BatchConsumer {
       })),
     );
     for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
-    try {
-      countDeadLetters(letters, this.deps.contracts);
-    } catch (error) {
-      this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
-    }
-  }
-
-  private countSkipped(topic: string, type: string): void {
-    this.deps.counters.skippedByType[type] = (this.deps.counters.skippedByType[type] ?? 0) + 1;
-    PipelineMetrics.eventsSkipped.inc({ topic, type });
+    countDeadLetters(letters, this.deps);
   }
 }

@@ -151,6 +151,26 @@ describe('settle with errors that name their event', () => {
     expect(ids(result.done)).toEqual(['0@1', '0@3', '1@1']);
   });
 
+  it('does not dead-letter a named fatal event yet when an earlier event of its partition then blocks', async () => {
+    const events = [event(0, 1), event(0, 2)];
+    const culprits = new WeakMap<object, ConsumedEvent>();
+    const run = (list: readonly ConsumedEvent[]): Promise<void> => {
+      const fatal = list.find((e) => e.metadata.id === '0@2');
+      if (fatal === undefined) return Promise.reject(new Error('flaky'));
+      const error = new Fatal('bad');
+      culprits.set(error, fatal);
+      return Promise.reject(error);
+    };
+    const result = await settle(events, run, {
+      ...policy,
+      culpritOf: (error) => (error instanceof Error ? culprits.get(error) : undefined),
+    });
+    // Its offset cannot move past the blocked 0@1: it is fetched again after it, dead-lettered then.
+    expect(result.deadLetters).toEqual([]);
+    expect(result.blocked.get('t/0')?.event.metadata.id).toBe('0@1');
+    expect(result.done).toEqual([]);
+  });
+
   it('keeps the events before a named retriable failure in its partition, and holds the ones after', async () => {
     const events = [event(0, 1), event(0, 2), event(0, 3), event(1, 1)];
     const culprits = new WeakMap<object, ConsumedEvent>();

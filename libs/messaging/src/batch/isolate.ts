@@ -118,7 +118,9 @@ export async function settle<Event extends ConsumedEvent>(
   if (first === undefined) return { done: [...events], deadLetters, blocked };
   if (policy.isTransient(first.error)) return { done, deadLetters, blocked, transient: first.error };
   await isolate(events, first.error);
-  return { done, deadLetters, blocked };
+  // A failure behind its partition's blocked event is not dead-lettered now: its offset cannot move
+  // yet, so it is fetched and tried again after the blocked one, and dead-lettered then, once.
+  return { done, deadLetters: deadLetters.filter(({ event }) => unblocked([event]).length > 0), blocked };
 }
 
 export interface RetriesDeps {
