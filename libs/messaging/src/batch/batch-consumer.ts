@@ -22,7 +22,6 @@ export interface BatchConsumerDeps extends RetriesDeps {
   readonly maxEventsPerTransaction: number;
   /** The longest linger after a fetch that carried records (AdaptiveLinger). */
   readonly lingerMs: number;
-  /** What each consumer transaction needs (runBatchTransaction), the handler registry included. */
   readonly transaction: BatchTransactionDeps;
   /** Where offsets go once what they cover is durable (the consumer's OffsetCommits). */
   readonly commits: {

@@ -1,7 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Consumer, ConsumerConfig, EachBatchPayload, IMemberAssignment, Kafka, Offsets } from 'kafkajs';
 import type { TopicPartitionOffsetAndMetadata as Offset } from 'kafkajs';
-import { OffsetCommits, byTopic } from './offset-commits';
 import { messageOf } from '../errors/message-of';
 import type { ConsumerState } from '../events/consumer-stats';
 import { backoffDelay } from '../retry/backoff';
@@ -11,30 +10,27 @@ export interface SupervisedConsumerOptions {
   readonly config: ConsumerConfig;
   readonly topics: readonly string[];
   readonly fromBeginning: boolean;
-  /** kafkajs workers; at least the partitions of a fetch, so they all reach one transaction. */
+  /** At least the partitions of a fetch, so they all reach one transaction. */
   readonly partitionsConsumedConcurrently: number;
   readonly logger: LoggerService;
-  readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
-  /** At most one OffsetCommit request per this interval (OffsetCommits). */
+  readonly restartBackoff: { readonly initialBackoffMs: number; readonly maxBackoffMs: number };
   readonly commitIntervalMs: number;
-  /** kafkajs's `eachBatch` (BatchConsumer's): called once per partition of a fetch. */
+  /** BatchConsumer's: called once per partition of a fetch. */
   eachBatch(payload: EachBatchPayload): Promise<void>;
   onCrash?(error: Error): void;
   onRestart?(): void;
 }
 
 /**
- * The service's one kafkajs consumer (one group, its dead-letter topic included), its pauses and
+ * The service's one kafkajs consumer (its group, its dead-letter topic included), its pauses and
  * the offsets it owns (OffsetCommits, below). When kafkajs gives up on it (`restartOnFailure` is
- * always false here: one restart path, so every crash is visible in health and counters) it is
- * rebuilt with backoff until it runs again or `stop()` is called; `healthy` is false from the
- * crash until the member has rejoined its group, so readiness can report the gap.
+ * always false: one restart path, every crash visible in health and counters) it is rebuilt with
+ * backoff until it runs again or `stop()` is called; `healthy` is false until it has rejoined.
  */
 export class SupervisedConsumer {
   /** Offsets of what is durable, committed coalesced through the latest fetch. */
   readonly commits: OffsetCommits;
   state: ConsumerState = 'stopped';
-  /** Partitions by topic assigned at the last group join. */
   assignment: IMemberAssignment = {};
   lastError: string | undefined;
   instance: Consumer | undefined;
@@ -59,23 +55,14 @@ export class SupervisedConsumer {
     return this.state === 'running' && this.joined;
   }
 
-  private get group(): string {
-    return this.options.config.groupId;
-  }
-
-  start(): Promise<void> {
-    this.stopping = false;
-    return this.launch();
-  }
-
-  /** Commits what is durable, stops fetching, waits for the batch in hand, leaves the group. */
+  /**
+   * Stops fetching, waits for the batch in hand and leaves the group. What is durable is committed
+   * before the member leaves: now, and the batch in hand's at once.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
-    clearTimeout(this.restartTimer);
-    for (const timer of this.resumeTimers) clearTimeout(timer);
-    this.resumeTimers.clear();
     this.state = 'stopping';
-    // What is durable is committed before the member leaves: now, and the batch in hand at once.
+    for (const timer of [this.restartTimer, ...this.resumeTimers]) clearTimeout(timer);
     this.commits.commitEveryOffset();
     await this.commits.flush().catch((error: unknown) => {
       this.options.logger.warn(`offset commit at stop failed: ${messageOf(error)}`);
@@ -96,8 +83,9 @@ export class SupervisedConsumer {
     this.resumeTimers.add(timer);
   }
 
-  /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() was called meanwhile. */
-  private async launch(): Promise<void> {
+  /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() is called meanwhile. */
+  async start(): Promise<void> {
+    this.stopping = false;
     this.state = 'starting';
     const { kafka, config, topics, fromBeginning } = this.options;
     const consumer = kafka.consumer({
@@ -135,38 +123,127 @@ export class SupervisedConsumer {
     // The crashed member is gone: its successor fetches from the last commit.
     this.commits.clear();
     // kafkajs restarts the consumer itself when restart is true: only its give-ups are ours.
+    const { groupId } = this.options.config;
     if (!restartedByKafkajs && !this.stopping) {
-      this.options.logger.error(`consumer group ${this.group} crashed and kafkajs gave up: ${error.message}`);
+      this.options.logger.error(`consumer group ${groupId} crashed and kafkajs gave up: ${error.message}`);
       this.scheduleRestart();
     }
-    // Listeners come last: one that throws must not keep the consumer from restarting.
-    try {
-      this.options.onCrash?.(error);
-    } catch (listenerError) {
-      this.options.logger.error(`crash listener failed: ${String(listenerError)}`);
-    }
+    this.options.onCrash?.(error);
   }
 
   private scheduleRestart(): void {
     this.state = 'restarting';
     this.restartAttempt += 1;
-    const { initialMs, maxMs } = this.options.restartBackoff;
-    const delay = backoffDelay(this.restartAttempt, { initialBackoffMs: initialMs, maxBackoffMs: maxMs });
+    const delay = backoffDelay(this.restartAttempt, this.options.restartBackoff);
     this.restartTimer = setTimeout(() => void this.restart(), delay);
   }
 
   private async restart(): Promise<void> {
-    const { group } = this;
+    const { groupId: group } = this.options.config;
     try {
       await this.instance?.disconnect().catch(() => undefined);
       if (this.stopping) return;
       this.options.logger.log(`restarting consumer group ${group} (attempt ${this.restartAttempt})`);
       this.options.onRestart?.();
-      await this.launch();
+      await this.start();
     } catch (error) {
       this.lastError = messageOf(error);
       this.options.logger.error(`restart of consumer group ${group} failed: ${this.lastError}`);
       if (!this.stopping) this.scheduleRestart();
     }
   }
+}
+
+/**
+ * Offset commits, coalesced: handed over once what they cover is durable (inbox, effects, outbox,
+ * dead letters), at most one OffsetCommit per `intervalMs`, the last by a timer so an idle lag
+ * reaches zero. After a crash up to `intervalMs` of records is fetched again and dropped by the
+ * inbox; at everyday rates it halves the consumer's requests (one commit per transaction before).
+ */
+export class OffsetCommits {
+  private pending = new Map<string, Offset>();
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  /** Moves on every new assignment and crash: a commit that failed before it is not retried. */
+  private epoch = 0;
+
+  constructor(
+    private readonly send: (offsets: Offset[]) => Promise<void>,
+    private intervalMs: number,
+    private readonly onTimerError: (error: unknown) => void,
+  ) {}
+
+  /** Offsets whose records are durable: committed now when the last commit is old enough. */
+  async add(offsets: readonly Offset[]): Promise<void> {
+    for (const offset of offsets) this.keep(offset);
+    if (this.pending.size === 0) return;
+    const waitMs = this.lastCommitAt + this.intervalMs - performance.now();
+    if (waitMs <= 0) await this.flush();
+    else this.timer ??= setTimeout(() => void this.flushByTimer(), waitMs);
+  }
+
+  /** Commits what is pending now (stop, rebalance). Rejects when the commit fails. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0) return this.chain;
+    const offsets = [...this.pending.values()];
+    this.pending = new Map();
+    this.lastCommitAt = performance.now();
+    // One request at a time, in order: a later commit never lands before an earlier one.
+    const commit = this.chain.then(() => this.send(offsets));
+    this.chain = commit.catch(() => undefined);
+    const epoch = this.epoch;
+    return commit.catch((error: unknown) => {
+      // Kept for the next commit, unless the partitions changed hands meanwhile: retried under a
+      // new assignment, an old offset could move another member's partition backwards.
+      if (epoch === this.epoch) for (const offset of offsets) this.keep(offset);
+      throw error;
+    });
+  }
+
+  /** From now on every offset is committed at once (the consumer is stopping). */
+  commitEveryOffset(): void {
+    this.intervalMs = 0;
+  }
+
+  /** Forgets the offsets of partitions this member no longer owns (a new assignment). */
+  retain(owned: (topic: string, partition: number) => boolean): void {
+    this.epoch += 1;
+    for (const [key, { topic, partition }] of this.pending)
+      if (!owned(topic, partition)) this.pending.delete(key);
+  }
+
+  /** Forgets everything pending (the consumer is gone: its successor fetches from the last commit). */
+  clear(): void {
+    this.retain(() => false);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private keep(offset: Offset): void {
+    const key = `${offset.topic}/${offset.partition}`;
+    const current = this.pending.get(key);
+    if (!current || BigInt(offset.offset) > BigInt(current.offset)) this.pending.set(key, offset);
+  }
+
+  private async flushByTimer(): Promise<void> {
+    this.timer = undefined;
+    try {
+      await this.flush();
+    } catch (error) {
+      this.onTimerError(error);
+      // Kept for the next try (a rebalance drops what this member no longer owns).
+      if (this.pending.size > 0) this.timer ??= setTimeout(() => void this.flushByTimer(), this.intervalMs);
+    }
+  }
+}
+
+/** The request shape kafkajs commits: offsets grouped by topic. */
+export function byTopic(offsets: readonly Offset[]): Offsets {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const { topic, partition, offset } of offsets)
+    topics.set(topic, [...(topics.get(topic) ?? []), { partition, offset }]);
+  return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
 }

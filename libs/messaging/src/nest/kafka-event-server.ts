@@ -80,12 +80,22 @@ export class KafkaEventServer
       fromBeginning: resolved.fromBeginning,
       partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
       logger,
-      restartBackoff: resolved.restartBackoff,
+      restartBackoff: {
+        initialBackoffMs: resolved.restartBackoff.initialMs,
+        maxBackoffMs: resolved.restartBackoff.maxMs,
+      },
       commitIntervalMs: resolved.commitIntervalMs,
       eachBatch: (payload) => this.batches.eachBatch(payload),
       onCrash: (error) => {
         this._status$.next(this.main.state);
-        for (const listener of this.crashListeners) listener(error);
+        // One listener that throws must not keep the others from hearing of the crash.
+        for (const listener of this.crashListeners) {
+          try {
+            listener(error);
+          } catch (listenerError) {
+            logger.error(`crash listener failed: ${String(listenerError)}`);
+          }
+        }
       },
       onRestart: () => {
         this.counters.restarts += 1;

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OffsetCommits, byTopic } from './offset-commits';
+import { OffsetCommits, byTopic } from './supervised-consumer';
 
 const at = (partition: number, offset: string) => ({ topic: 'orders', partition, offset });
 
