@@ -29,9 +29,9 @@ export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
 /**
  * Nest transport strategy over kafkajs. The path of a record, top to bottom:
  * 1. SupervisedConsumer: one kafkajs consumer (one group per service, its dead-letter topic
- *    included), rebuilt with backoff when kafkajs gives up on it.
+ *    included), rebuilt with backoff when kafkajs gives up on it; it owns the offset commits.
  * 2. BatchConsumer: gathers a fetch's partitions, triages records, applies them (`settle`:
- *    one transaction, bisected on failure), sends dead letters, commits offsets once.
+ *    one transaction, bisected on failure), sends dead letters, hands over durable offsets.
  * 3. runBatchTransaction: inbox claim, the handlers (planHandlerCalls), outbox, COMMIT.
  * 4. The handlers: `@EventBatchPattern` (a list per call) or `@EventPattern` (one event per call).
  * Delivery is at-least-once; effects apply once per group because the inbox rows, the effects and
