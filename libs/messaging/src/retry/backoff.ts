@@ -31,25 +31,5 @@ export function backoffDelay(
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-/**
- * Waits `ms` in slices, calling `heartbeat` between them so a long backoff does not cost the
- * partition (the group coordinator evicts a member that stays silent past the session
- * timeout). Stops early, returning false, when `shouldContinue` turns false.
- */
-export async function waitWithHeartbeat(
-  ms: number,
-  sliceMs: number,
-  heartbeat: () => Promise<void>,
-  shouldContinue: () => boolean,
-): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (!shouldContinue()) return false;
-    await sleep(Math.min(sliceMs, deadline - Date.now()));
-    await heartbeat();
-  }
-  return shouldContinue();
-}
-
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
