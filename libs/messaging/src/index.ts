@@ -12,11 +12,19 @@ export * from './errors/classify-error';
 export * from './errors/message-of';
 export * from './nest/kafka-event-server';
 export * from './nest/kafka-event-server.options';
-export * from './handlers/event-batch';
+export {
+  EventBatch,
+  EventBatchPattern,
+  EventContext,
+  TransactionScope,
+  blame,
+  culpritOf,
+  isHandlerContext,
+  type PublishedEvent,
+} from './handlers/event-batch';
 export * from './events/consumed-event';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
-export { EventBatchPattern } from './handlers/event-patterns';
-export * from './events/event-contracts';
+export { PIPELINE_CONTRACTS, type EventContracts, type ParseResult } from './events/event-contracts';
 export * from './nest/event-error.filter';
 export * from './events/consumer-stats';
 export * from './nest/consumer.health';

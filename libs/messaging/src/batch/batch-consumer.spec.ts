@@ -18,6 +18,7 @@ const poison = (offset: string): KafkaMessage => ({
 });
 
 function consumerWith(send: DeadLetterPublisher['send']) {
+  const commit = vi.fn(() => Promise.resolve());
   // A transaction would take a connection first: poison records must never get that far.
   const transact = vi.fn(() => Promise.reject(new Error('no database in this test')));
   const consumer = new BatchConsumer({
@@ -30,7 +31,7 @@ function consumerWith(send: DeadLetterPublisher['send']) {
     heartbeatIntervalMs: 60_000,
     maxEventsPerTransaction: 500,
     lingerMs: 0,
-    commitIntervalMs: 0,
+    commits: { add: commit, flush: () => Promise.resolve() },
     transaction: {
       pool: { connect: transact } as unknown as BatchTransactionDeps['pool'],
       consumer: 'orders-group',
@@ -41,7 +42,7 @@ function consumerWith(send: DeadLetterPublisher['send']) {
     },
     pausePartition: () => undefined,
   });
-  return { consumer, transact };
+  return { consumer, transact, commit };
 }
 
 function payloadOf(messages: KafkaMessage[]) {
@@ -59,7 +60,7 @@ function payloadOf(messages: KafkaMessage[]) {
 describe('BatchConsumer: poison records and offsets', () => {
   it('resolves and commits past a poison record only after its dead letter was sent', async () => {
     const send = vi.fn(() => Promise.resolve());
-    const { consumer, transact } = consumerWith(send);
+    const { consumer, transact, commit } = consumerWith(send);
     const { payload, asKafkajs } = payloadOf([poison('7')]);
 
     await consumer.eachBatch(asKafkajs);
@@ -70,20 +71,22 @@ describe('BatchConsumer: poison records and offsets', () => {
     expect(send.mock.invocationCallOrder[0]!).toBeLessThan(
       payload.resolveOffset.mock.invocationCallOrder[0]!,
     );
-    expect(payload.commitOffsetsIfNecessary).toHaveBeenCalledWith({
-      topics: [{ topic: 'orders', partitions: [{ partition: 0, offset: '8' }] }],
-    });
+    // The consumer's OffsetCommits sends it as { topics: [{ topic, partitions }] } (byTopic).
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '8' }]);
+    expect(payload.resolveOffset.mock.invocationCallOrder[0]!).toBeLessThan(
+      commit.mock.invocationCallOrder[0]!,
+    );
   });
 
   it('leaves the offset where it was when the dead letter cannot be sent, so the record is fetched again', async () => {
     const send = vi.fn(() => Promise.reject(new Error('broker unavailable')));
-    const { consumer } = consumerWith(send);
+    const { consumer, commit } = consumerWith(send);
     const { payload, asKafkajs } = payloadOf([poison('7')]);
 
     await expect(consumer.eachBatch(asKafkajs)).rejects.toThrow('broker unavailable');
 
     // kafkajs fetches again from the resolved offset when a batch fails: it must not be past 7.
     expect(payload.resolveOffset).not.toHaveBeenCalled();
-    expect(payload.commitOffsetsIfNecessary).not.toHaveBeenCalled();
+    expect(commit).not.toHaveBeenCalled();
   });
 });

@@ -1,17 +1,15 @@
-import { PipelineMetrics } from '@pipeline/observability';
-import type { EachBatchPayload, Offsets, TopicPartitionOffsetAndMetadata } from 'kafkajs';
+import { context } from '@opentelemetry/api';
+import { contextFromHeaders, isSampled } from '@pipeline/observability';
+import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
-import { messageOf } from '../errors/message-of';
+import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
-import type { EventContracts } from '../events/event-contracts';
-import { KeepAlive } from '../fetch/keep-alive';
+import { countSkipped } from '../events/consumer-stats';
+import { triageRecord, type EventContracts } from '../events/event-contracts';
 import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
-import { settle, type Failure } from './isolate';
-import { OffsetCommits, byTopic } from './offset-commits';
-import { triagePartition, type PartitionWork } from './record-triage';
-import { Retries, type RetriesDeps } from './retries';
+import { Retries, settle, type Failure, type RetriesDeps } from './isolate';
 
 export interface BatchConsumerDeps extends RetriesDeps {
   readonly contracts: EventContracts;
@@ -21,46 +19,47 @@ export interface BatchConsumerDeps extends RetriesDeps {
   readonly heartbeatIntervalMs: number;
   /** Upper bound of events in one transaction; a larger fetch is applied in several. */
   readonly maxEventsPerTransaction: number;
-  /**
-   * The longest wait after a fetch that carried records before the next fetch, so what arrives
-   * meanwhile comes as one batch (AdaptiveLinger: none after a quiet spell, doubling while
-   * records keep coming). An idle consumer waits in the broker.
-   */
+  /** The longest linger after a fetch that carried records (AdaptiveLinger). */
   readonly lingerMs: number;
-  /** What each consumer transaction needs (runBatchTransaction), the handler registry included. */
   readonly transaction: BatchTransactionDeps;
-  /** At most one OffsetCommit request per this interval (OffsetCommits). */
-  readonly commitIntervalMs: number;
+  /** Where offsets go once what they cover is durable (the consumer's OffsetCommits). */
+  readonly commits: {
+    add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void>;
+    flush(): Promise<void>;
+  };
   /** An attempt at the partition's records finished, whatever its outcome (liveness). */
   progressed?(topic: string, partition: number): void;
 }
 
-interface Submitted {
+/** A record after triage, in offset order. */
+type Triaged =
+  | { readonly kind: 'event'; readonly event: PendingEvent }
+  | { readonly kind: 'poison'; readonly letter: DeadLetter }
+  /** Declared for the topic, but this service has no handler for it: skipped and committed. */
+  | { readonly kind: 'unhandled'; readonly type: string }
+  /** A record of the service's own dead-letter topic: logged at WARN, nothing else. */
+  | { readonly kind: 'logged' };
+
+/** A partition of the fetch: its records and how far they are resolved. */
+interface PartitionWork {
   readonly payload: EachBatchPayload;
-  resolve(): void;
-  reject(error: unknown): void;
+  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
+  /** Index of the first record whose offset is not resolved yet. */
+  next: number;
 }
 
 /**
  * The consumer's `eachBatch`. kafkajs calls it once per partition of a fetch, all in the same
  * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
- * at most maxEventsPerTransaction events one transaction (or a few, when something fails: see
- * `settle`), its dead letters, and the offsets of every partition, each only up to what is
- * durable, handed to OffsetCommits (one OffsetCommit request per interval). A partition whose
- * event must wait for a retry is paused and fetched again after the backoff: the fetch loop, and
- * every other partition, goes on. After a fetch that carried records it lingers (AdaptiveLinger).
+ * at most maxEventsPerTransaction events one transaction (or a few when something fails: `settle`),
+ * its dead letters, and every partition's offset up to what is durable. A partition whose event
+ * waits for a retry is paused and fetched again after the backoff; the fetch loop and every other
+ * partition go on. After a fetch that carried records the consumer lingers (AdaptiveLinger: none
+ * after a quiet spell, doubling while records keep coming), so what arrives meanwhile is one batch.
  */
 export class BatchConsumer {
-  private submitted: Submitted[] = [];
+  private submitted: { payload: EachBatchPayload; resolve(): void; reject(error: unknown): void }[] = [];
   private readonly retries: Retries;
-  /** Offsets of what is durable, committed coalesced. */
-  readonly commits: OffsetCommits;
-  /**
-   * The latest fetch's commit function. kafkajs's `consumer.commitOffsets` does nothing once a
-   * stop has begun; this one commits until the member has left its group, so the batch in hand
-   * at a stop still gets its offsets committed.
-   */
-  private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
   private readonly linger: AdaptiveLinger;
   /** When the previous fetch's batches were handed back: the next fetch starts then. */
   private fetchedAt = performance.now();
@@ -68,18 +67,10 @@ export class BatchConsumer {
   constructor(private readonly deps: BatchConsumerDeps) {
     this.linger = new AdaptiveLinger(deps.lingerMs);
     this.retries = new Retries(deps);
-    this.commits = new OffsetCommits(
-      (offsets) => this.commitOffsets(offsets),
-      deps.commitIntervalMs,
-      (error) => {
-        deps.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
-      },
-    );
   }
 
   readonly eachBatch = (payload: EachBatchPayload): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
       if (this.submitted.push({ payload, resolve, reject }) === 1) {
         const waitedMs = performance.now() - this.fetchedAt;
         setImmediate(() => void this.flush(waitedMs));
@@ -104,28 +95,70 @@ export class BatchConsumer {
   }
 
   private async apply(payloads: readonly EachBatchPayload[]): Promise<void> {
-    const keepAlive = new KeepAlive(payloads[0]!, this.deps.heartbeatIntervalMs);
+    // Heartbeats while the fetch is applied, so a slow transaction does not get the member evicted
+    // (kafkajs heartbeats only between fetches, and throttles these calls to its interval). One
+    // that fails means a rebalance started: remembered, and handed to kafkajs below.
+    let rebalance: Error | undefined;
+    const beat = () =>
+      payloads[0]!.heartbeat().catch((error: unknown) => {
+        rebalance ??= error instanceof Error ? error : new Error(String(error));
+      });
+    const heartbeats = setInterval(() => void beat(), this.deps.heartbeatIntervalMs);
     try {
       await this.applyInChunks(
-        payloads.map((payload) =>
-          triagePartition(payload, {
-            ...this.deps,
-            hasHandler: (type) => this.deps.transaction.handlers.has(type),
-            attemptOf: (topic, partition, offset) => this.retries.attemptOf(topic, partition, offset),
-          }),
-        ),
-        () => keepAlive.error === undefined,
+        payloads.map((payload) => this.triage(payload)),
+        () => rebalance === undefined,
       );
     } finally {
-      keepAlive.stop();
+      clearInterval(heartbeats);
     }
     // A rebalance was announced during the batch: commit what is durable while this member still
     // owns its partitions, then hand the error to kafkajs, which rejoins the group.
-    if (keepAlive.error !== undefined) {
-      await this.commits.flush().catch(() => undefined);
-      throw keepAlive.error;
+    if (rebalance !== undefined) {
+      await this.deps.commits.flush().catch(() => undefined);
+      throw rebalance;
     }
   }
+
+  /** Every record of one partition of the fetch, triaged before any transaction. */
+  private triage(payload: EachBatchPayload): PartitionWork {
+    const { topic, partition, messages } = payload.batch;
+    const { contracts, deadLetterTopic, logger, transaction } = this.deps;
+    const triageOne = (message: KafkaMessage): Triaged => {
+      if (topic === deadLetterTopic) {
+        logDeadLetter(logger, topic, partition, message);
+        return { kind: 'logged' };
+      }
+      const triage = triageRecord(topic, message, contracts, (type) => transaction.handlers.has(type));
+      if (triage.kind === 'unhandled') return triage;
+      const { offset } = message;
+      if (triage.kind === 'poison') {
+        context.with(contextFromHeaders(message.headers), () => {
+          logger.warn(`poison record ${topic}/${partition}@${offset}: ${triage.reason}`);
+        });
+        const letter: DeadLetter = {
+          topic,
+          partition,
+          message,
+          error: triage.reason,
+          errorClass: 'fatal',
+          attempts: 1,
+        };
+        return { kind: 'poison', letter };
+      }
+      const { metadata } = triage;
+      const position = { topic, partition, offset, key: message.key?.toString() ?? null };
+      const attempt = this.retries.attemptOf(topic, partition, offset);
+      const sampled = isSampled(metadata.traceparent);
+      const event = { payload: triage.payload, metadata, position, attempt, message, sampled };
+      return { kind: 'event', event };
+    };
+    const records = messages.map((message) => ({ offset: message.offset, triaged: triageOne(message) }));
+    return { payload, records, next: 0 };
+  }
+
+  private readonly transact = (events: readonly PendingEvent[]) =>
+    runBatchTransaction(this.deps.transaction, events);
 
   /**
    * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
@@ -133,6 +166,7 @@ export class BatchConsumer {
    */
   private async applyInChunks(work: readonly PartitionWork[], noRebalance: () => boolean): Promise<void> {
     const size = this.deps.maxEventsPerTransaction;
+    const payloads = work.map((partition) => partition.payload);
     const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
     for (const partition of work)
       for (const { triaged } of partition.records)
@@ -149,14 +183,10 @@ export class BatchConsumer {
             !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
         );
       if (chunk.length === 0) continue;
-      const result = await settle(chunk, (list) => this.run(list), this.retries.policy);
+      const result = await settle(chunk, this.transact, this.retries.policy);
       if (result.transient !== undefined) {
         // Nothing of this chunk ran; what earlier chunks did is committed below.
-        this.retries.waitOutTransient(
-          work.map((partition) => partition.payload),
-          result.transient,
-          start === 0,
-        );
+        this.retries.waitOutTransient(payloads, result.transient, start === 0);
         break;
       }
       this.retries.applied();
@@ -170,15 +200,6 @@ export class BatchConsumer {
     await this.advance(work, settled, blocked, []);
   }
 
-  private async run(events: readonly PendingEvent[]): Promise<{ ok: true } | { ok: false; error: unknown }> {
-    try {
-      await runBatchTransaction(this.deps.transaction, events);
-      return { ok: true };
-    } catch (error) {
-      return { ok: false, error };
-    }
-  }
-
   /**
    * Resolves each partition up to its first event not settled (or its blocked one): dead letters
    * first (durable before any offset moves past them), then one commit for every partition.
@@ -189,14 +210,7 @@ export class BatchConsumer {
     blocked: ReadonlyMap<string, Failure<PendingEvent>>,
     failures: readonly Failure<PendingEvent>[],
   ): Promise<void> {
-    // A failure behind its partition's blocked event is not dead-lettered now: its offset cannot
-    // move yet, so it is fetched and tried again after the blocked one, and dead-lettered then.
-    const letters: DeadLetter[] = failures
-      .filter(({ event: { position } }) => {
-        const stop = blocked.get(partitionOf(position))?.event.position.offset;
-        return stop === undefined || BigInt(position.offset) < BigInt(stop);
-      })
-      .map((failure) => this.retries.letterOf(failure));
+    const letters = failures.map((failure) => this.retries.letterOf(failure));
     const resolvable: { payload: EachBatchPayload; last: string }[] = [];
     for (const partition of work) {
       const { payload, records } = partition;
@@ -207,7 +221,7 @@ export class BatchConsumer {
         const { offset, triaged } = records[partition.next]!;
         if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
         if (triaged.kind === 'poison') letters.push(triaged.letter);
-        if (triaged.kind === 'skipped') this.countSkipped(topic, triaged.type);
+        if (triaged.kind === 'unhandled') countSkipped(this.deps.counters, topic, triaged.type);
         if (triaged.kind === 'event') this.retries.resolved(triaged.event);
         last = offset;
         partition.next += 1;
@@ -218,11 +232,10 @@ export class BatchConsumer {
       (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
     );
     await this.deps.deadLetters.send(letters);
-    this.deps.counters.deadLettered += letters.length;
     // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
     // offset when a batch fails, so a failed send resolved before would skip its poison records.
     for (const { payload, last } of resolvable) payload.resolveOffset(last);
-    await this.commits.add(
+    await this.deps.commits.add(
       resolvable.map(({ payload: { batch }, last }) => ({
         topic: batch.topic,
         partition: batch.partition,
@@ -230,20 +243,6 @@ export class BatchConsumer {
       })),
     );
     for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
-    try {
-      countDeadLetters(letters, this.deps.contracts);
-    } catch (error) {
-      this.deps.logger.error(`recording metrics threw: ${messageOf(error)}`);
-    }
-  }
-
-  private async commitOffsets(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> {
-    if (this.commitThroughGroup === undefined) throw new Error('no fetch to commit offsets through yet');
-    await this.commitThroughGroup(byTopic(offsets));
-  }
-
-  private countSkipped(topic: string, type: string): void {
-    this.deps.counters.skippedByType[type] = (this.deps.counters.skippedByType[type] ?? 0) + 1;
-    PipelineMetrics.eventsSkipped.inc({ topic, type });
+    countDeadLetters(letters, this.deps);
   }
 }

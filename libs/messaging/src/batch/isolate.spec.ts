@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConsumedEvent } from '../events/consumed-event';
-import { settle, type IsolationPolicy, type RunOutcome } from './isolate';
+import { settle, type IsolationPolicy } from './isolate';
 
 const event = (partition: number, offset: number, attempt = 1): ConsumedEvent => ({
   payload: null,
@@ -21,13 +21,13 @@ const policy: IsolationPolicy = {
 function fakeRun(failing: Map<string, () => Error>) {
   const transactions: string[][] = [];
   const committed: string[] = [];
-  const run = (events: readonly ConsumedEvent[]): Promise<RunOutcome> => {
+  const run = (events: readonly ConsumedEvent[]): Promise<void> => {
     const ids = events.map((e) => e.metadata.id);
     transactions.push(ids);
     const bad = ids.find((id) => failing.has(id));
-    if (bad !== undefined) return Promise.resolve({ ok: false, error: failing.get(bad)!() });
+    if (bad !== undefined) return Promise.reject(failing.get(bad)!());
     committed.push(...ids);
-    return Promise.resolve({ ok: true });
+    return Promise.resolve();
   };
   return { run, transactions, committed };
 }
@@ -130,13 +130,13 @@ describe('settle with errors that name their event', () => {
   it('fails the named event at once and runs the rest together: one extra transaction', async () => {
     const events = [event(0, 1), event(0, 2), event(0, 3), event(1, 1)];
     const culprits = new WeakMap<object, ConsumedEvent>();
-    const run = (list: readonly ConsumedEvent[]): Promise<RunOutcome> => {
+    const run = (list: readonly ConsumedEvent[]): Promise<void> => {
       transactions.push(list.map((e) => e.metadata.id));
       const bad = list.find((e) => e.metadata.id === '0@2');
-      if (bad === undefined) return Promise.resolve({ ok: true });
+      if (bad === undefined) return Promise.resolve();
       const error = new Fatal('bad');
       culprits.set(error, bad);
-      return Promise.resolve({ ok: false, error });
+      return Promise.reject(error);
     };
     const transactions: string[][] = [];
     const result = await settle(events, run, {
@@ -151,15 +151,35 @@ describe('settle with errors that name their event', () => {
     expect(ids(result.done)).toEqual(['0@1', '0@3', '1@1']);
   });
 
+  it('does not dead-letter a named fatal event yet when an earlier event of its partition then blocks', async () => {
+    const events = [event(0, 1), event(0, 2)];
+    const culprits = new WeakMap<object, ConsumedEvent>();
+    const run = (list: readonly ConsumedEvent[]): Promise<void> => {
+      const fatal = list.find((e) => e.metadata.id === '0@2');
+      if (fatal === undefined) return Promise.reject(new Error('flaky'));
+      const error = new Fatal('bad');
+      culprits.set(error, fatal);
+      return Promise.reject(error);
+    };
+    const result = await settle(events, run, {
+      ...policy,
+      culpritOf: (error) => (error instanceof Error ? culprits.get(error) : undefined),
+    });
+    // Its offset cannot move past the blocked 0@1: it is fetched again after it, dead-lettered then.
+    expect(result.deadLetters).toEqual([]);
+    expect(result.blocked.get('t/0')?.event.metadata.id).toBe('0@1');
+    expect(result.done).toEqual([]);
+  });
+
   it('keeps the events before a named retriable failure in its partition, and holds the ones after', async () => {
     const events = [event(0, 1), event(0, 2), event(0, 3), event(1, 1)];
     const culprits = new WeakMap<object, ConsumedEvent>();
-    const run = (list: readonly ConsumedEvent[]): Promise<RunOutcome> => {
+    const run = (list: readonly ConsumedEvent[]): Promise<void> => {
       const bad = list.find((e) => e.metadata.id === '0@2');
-      if (bad === undefined) return Promise.resolve({ ok: true });
+      if (bad === undefined) return Promise.resolve();
       const error = new Error('flaky');
       culprits.set(error, bad);
-      return Promise.resolve({ ok: false, error });
+      return Promise.reject(error);
     };
     const result = await settle(events, run, {
       ...policy,

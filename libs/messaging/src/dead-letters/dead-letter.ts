@@ -1,3 +1,4 @@
+import type { LoggerService } from '@nestjs/common';
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
 import { PipelineMetrics } from '@pipeline/observability';
 import {
@@ -9,6 +10,7 @@ import {
   type Producer,
 } from 'kafkajs';
 import { messageOf } from '../errors/message-of';
+import type { ConsumerCounters } from '../events/consumer-stats';
 import type { EventContracts } from '../events/event-contracts';
 import type { ErrorClass } from '../errors/pipeline-error';
 import { chunkBySize, recordBytes } from '../kafka/record-size';
@@ -119,16 +121,31 @@ export class DeadLetterPublisher {
 const truncate = (text: string, max: number): string =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
-/** `pipeline_events_dead_lettered_total{stage="consumer"}`, per topic, declared type and error class. */
-export function countDeadLetters(letters: readonly DeadLetter[], contracts: EventContracts): void {
-  for (const letter of letters) {
-    // Only declared types become label values, so garbage cannot create series without bound.
-    const type = headerValue(letter.message.headers, EventHeaders.type);
-    PipelineMetrics.eventsDeadLettered.inc({
-      topic: letter.topic,
-      type: type !== undefined && contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
-      error_class: letter.errorClass,
-      stage: 'consumer',
-    });
+/**
+ * Counts letters that were sent: the consumer's counter and `pipeline_events_dead_lettered_total`
+ * (`stage="consumer"`) per topic, declared type and error class. Never throws: the letters are durable already.
+ */
+export function countDeadLetters(
+  letters: readonly DeadLetter[],
+  {
+    contracts,
+    counters,
+    logger,
+  }: { contracts: EventContracts; counters: ConsumerCounters; logger: LoggerService },
+): void {
+  counters.deadLettered += letters.length;
+  try {
+    for (const letter of letters) {
+      // Only declared types become label values, so garbage cannot create series without bound.
+      const type = headerValue(letter.message.headers, EventHeaders.type);
+      PipelineMetrics.eventsDeadLettered.inc({
+        topic: letter.topic,
+        type: type !== undefined && contracts.isDeclaredFor(letter.topic, type) ? type : 'undeclared',
+        error_class: letter.errorClass,
+        stage: 'consumer',
+      });
+    }
+  } catch (error) {
+    logger.error(`recording metrics threw: ${messageOf(error)}`);
   }
 }

@@ -1,3 +1,5 @@
+import { PipelineMetrics } from '@pipeline/observability';
+
 /** Counters of one consumer since start-up, for metrics and tests. */
 export interface ConsumerCounters {
   /** Events whose handler ran and whose transaction committed. */
@@ -21,6 +23,12 @@ export const emptyCounters = (): ConsumerCounters => ({
   skippedByType: {},
   restarts: 0,
 });
+
+/** A declared event this service has no handler for: skipped, its offset committed. */
+export function countSkipped(counters: ConsumerCounters, topic: string, type: string): void {
+  counters.skippedByType[type] = (counters.skippedByType[type] ?? 0) + 1;
+  PipelineMetrics.eventsSkipped.inc({ topic, type });
+}
 
 export type ConsumerState = 'starting' | 'running' | 'restarting' | 'stopping' | 'stopped';
 

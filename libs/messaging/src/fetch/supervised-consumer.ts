@@ -1,138 +1,249 @@
 import type { LoggerService } from '@nestjs/common';
-import type { Consumer, ConsumerConfig, ConsumerRunConfig, IMemberAssignment, Kafka } from 'kafkajs';
-import { backoffDelay } from '../retry/backoff';
+import type { Consumer, ConsumerConfig, EachBatchPayload, IMemberAssignment, Kafka, Offsets } from 'kafkajs';
+import type { TopicPartitionOffsetAndMetadata as Offset } from 'kafkajs';
+import { messageOf } from '../errors/message-of';
 import type { ConsumerState } from '../events/consumer-stats';
+import { backoffDelay } from '../retry/backoff';
 
 export interface SupervisedConsumerOptions {
   readonly kafka: Kafka;
   readonly config: ConsumerConfig;
   readonly topics: readonly string[];
   readonly fromBeginning: boolean;
-  readonly runConfig: ConsumerRunConfig;
+  /** At least the partitions of a fetch, so they all reach one transaction. */
+  readonly partitionsConsumedConcurrently: number;
   readonly logger: LoggerService;
-  readonly restartBackoff: { readonly initialMs: number; readonly maxMs: number };
+  readonly restartBackoff: { readonly initialBackoffMs: number; readonly maxBackoffMs: number };
+  readonly commitIntervalMs: number;
+  /** BatchConsumer's: called once per partition of a fetch. */
+  eachBatch(payload: EachBatchPayload): Promise<void>;
   onCrash?(error: Error): void;
-  /** The member (re)joined its group with this assignment. */
-  onJoin?(assignment: IMemberAssignment): void;
   onRestart?(): void;
 }
 
 /**
- * A kafkajs consumer that does not die silently. When kafkajs gives up on it (`restart: false` on
- * CRASH, which KafkaEventServer makes the rule) the consumer is rebuilt here, with backoff, until
- * it runs again or `stop()` is called. `healthy` is false from the crash until the member has
- * rejoined its group, so a readiness check can report the gap.
+ * The service's one kafkajs consumer (its group, its dead-letter topic included), its pauses and
+ * the offsets it owns (OffsetCommits, below). When kafkajs gives up on it (`restartOnFailure` is
+ * always false: one restart path, every crash visible in health and counters) it is rebuilt with
+ * backoff until it runs again or `stop()` is called; `healthy` is false until it has rejoined.
  */
 export class SupervisedConsumer {
-  private consumer: Consumer | undefined;
+  /** Offsets of what is durable, committed coalesced through the latest fetch. */
+  readonly commits: OffsetCommits;
+  state: ConsumerState = 'stopped';
+  assignment: IMemberAssignment = {};
+  lastError: string | undefined;
+  instance: Consumer | undefined;
+  private joined = false;
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartAttempt = 0;
-  private joined = false;
-  private currentState: ConsumerState = 'stopped';
-  private latestAssignment: IMemberAssignment = {};
-  lastError: string | undefined;
+  private readonly resumeTimers = new Set<NodeJS.Timeout>();
+  /** The latest fetch's commit: unlike `consumer.commitOffsets`, it works until the member has left. */
+  private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
 
-  constructor(private readonly options: SupervisedConsumerOptions) {}
-
-  get state(): ConsumerState {
-    return this.currentState;
+  constructor(private readonly options: SupervisedConsumerOptions) {
+    const commit = (offsets: Offset[]) =>
+      this.commitThroughGroup?.(byTopic(offsets)) ?? Promise.reject(new Error('no fetch to commit through'));
+    this.commits = new OffsetCommits(commit, options.commitIntervalMs, (error) => {
+      options.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
+    });
   }
 
   /** Running and a member of its group: what readiness reports. */
   get healthy(): boolean {
-    return this.currentState === 'running' && this.joined;
+    return this.state === 'running' && this.joined;
   }
 
-  /** Partitions by topic assigned at the last group join. */
-  get assignment(): IMemberAssignment {
-    return this.latestAssignment;
+  /**
+   * Stops fetching, waits for the batch in hand and leaves the group. What is durable is committed
+   * before the member leaves: now, and the batch in hand's at once.
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.state = 'stopping';
+    for (const timer of [this.restartTimer, ...this.resumeTimers]) clearTimeout(timer);
+    this.commits.commitEveryOffset();
+    await this.commits.flush().catch((error: unknown) => {
+      this.options.logger.warn(`offset commit at stop failed: ${messageOf(error)}`);
+    });
+    await this.instance?.disconnect();
+    this.joined = false;
+    this.state = 'stopped';
   }
 
-  get instance(): Consumer | undefined {
-    return this.consumer;
+  /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
+  pause(topic: string, partition: number, ms: number): void {
+    const consumer = this.instance;
+    consumer?.pause([{ topic, partitions: [partition] }]);
+    const timer = setTimeout(() => {
+      this.resumeTimers.delete(timer);
+      consumer?.resume([{ topic, partitions: [partition] }]);
+    }, ms);
+    this.resumeTimers.add(timer);
   }
 
+  /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() is called meanwhile. */
   async start(): Promise<void> {
     this.stopping = false;
-    await this.launch();
-  }
-
-  /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() was called meanwhile. */
-  private async launch(): Promise<void> {
-    this.currentState = 'starting';
-    const consumer = this.options.kafka.consumer(this.options.config);
-    this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, (event) => {
+    this.state = 'starting';
+    const { kafka, config, topics, fromBeginning } = this.options;
+    const consumer = kafka.consumer({
+      ...config,
+      allowAutoTopicCreation: false,
+      retry: { ...config.retry, restartOnFailure: () => Promise.resolve(false) },
+    });
+    this.instance = consumer;
+    consumer.on(consumer.events.GROUP_JOIN, ({ payload: { memberAssignment } }) => {
       this.joined = true;
       this.restartAttempt = 0;
-      this.latestAssignment = event.payload.memberAssignment;
-      this.options.onJoin?.(event.payload.memberAssignment);
+      this.assignment = memberAssignment;
+      this.commits.retain((topic, partition) => memberAssignment[topic]?.includes(partition) === true);
     });
     consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
     await consumer.connect();
-    await consumer.subscribe({ topics: [...this.options.topics], fromBeginning: this.options.fromBeginning });
+    await consumer.subscribe({ topics: [...topics], fromBeginning });
     // stop() may have run during the awaits above: never join the group after a shutdown.
-    if (this.stopping) {
-      await consumer.disconnect();
-      return;
-    }
-    await consumer.run(this.options.runConfig);
-    this.currentState = 'running';
-  }
-
-  /** Stops fetching, waits for the batch in hand, leaves the group and disconnects. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.restartTimer);
-    this.currentState = 'stopping';
-    await this.consumer?.disconnect();
-    this.joined = false;
-    this.currentState = 'stopped';
+    if (this.stopping) return consumer.disconnect();
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently,
+      eachBatch: (payload) => {
+        this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
+        return this.options.eachBatch(payload);
+      },
+    });
+    this.state = 'running';
   }
 
   private crashed(error: Error, restartedByKafkajs: boolean): void {
     this.joined = false;
     this.lastError = error.message;
+    // The crashed member is gone: its successor fetches from the last commit.
+    this.commits.clear();
     // kafkajs restarts the consumer itself when restart is true: only its give-ups are ours.
+    const { groupId } = this.options.config;
     if (!restartedByKafkajs && !this.stopping) {
-      this.options.logger.error(
-        `consumer group ${this.options.config.groupId} crashed and kafkajs gave up: ${error.message}`,
-      );
+      this.options.logger.error(`consumer group ${groupId} crashed and kafkajs gave up: ${error.message}`);
       this.scheduleRestart();
     }
-    // Listeners come last: one that throws must not keep the consumer from restarting.
-    try {
-      this.options.onCrash?.(error);
-    } catch (listenerError) {
-      this.options.logger.error(`crash listener failed: ${String(listenerError)}`);
-    }
+    this.options.onCrash?.(error);
   }
 
   private scheduleRestart(): void {
-    this.currentState = 'restarting';
+    this.state = 'restarting';
     this.restartAttempt += 1;
-    const { initialMs, maxMs } = this.options.restartBackoff;
-    const delay = backoffDelay(this.restartAttempt, { initialBackoffMs: initialMs, maxBackoffMs: maxMs });
+    const delay = backoffDelay(this.restartAttempt, this.options.restartBackoff);
     this.restartTimer = setTimeout(() => void this.restart(), delay);
   }
 
   private async restart(): Promise<void> {
-    if (this.stopping) return;
+    const { groupId: group } = this.options.config;
     try {
-      await this.consumer?.disconnect().catch(() => undefined);
+      await this.instance?.disconnect().catch(() => undefined);
       if (this.stopping) return;
-      this.options.logger.log(
-        `restarting consumer group ${this.options.config.groupId} (attempt ${this.restartAttempt})`,
-      );
+      this.options.logger.log(`restarting consumer group ${group} (attempt ${this.restartAttempt})`);
       this.options.onRestart?.();
-      await this.launch();
+      await this.start();
     } catch (error) {
-      this.lastError = error instanceof Error ? error.message : String(error);
-      this.options.logger.error(
-        `restart of consumer group ${this.options.config.groupId} failed: ${this.lastError}`,
-      );
+      this.lastError = messageOf(error);
+      this.options.logger.error(`restart of consumer group ${group} failed: ${this.lastError}`);
       if (!this.stopping) this.scheduleRestart();
     }
   }
+}
+
+/**
+ * Offset commits, coalesced: handed over once what they cover is durable (inbox, effects, outbox,
+ * dead letters), at most one OffsetCommit per `intervalMs`, the last by a timer so an idle lag
+ * reaches zero. After a crash up to `intervalMs` of records is fetched again and dropped by the
+ * inbox; at everyday rates it halves the consumer's requests (one commit per transaction before).
+ */
+export class OffsetCommits {
+  private pending = new Map<string, Offset>();
+  private lastCommitAt = Number.NEGATIVE_INFINITY;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+  /** Moves on every new assignment and crash: a commit that failed before it is not retried. */
+  private epoch = 0;
+
+  constructor(
+    private readonly send: (offsets: Offset[]) => Promise<void>,
+    private intervalMs: number,
+    private readonly onTimerError: (error: unknown) => void,
+  ) {}
+
+  /** Offsets whose records are durable: committed now when the last commit is old enough. */
+  async add(offsets: readonly Offset[]): Promise<void> {
+    for (const offset of offsets) this.keep(offset);
+    if (this.pending.size === 0) return;
+    const waitMs = this.lastCommitAt + this.intervalMs - performance.now();
+    if (waitMs <= 0) await this.flush();
+    else this.timer ??= setTimeout(() => void this.flushByTimer(), waitMs);
+  }
+
+  /** Commits what is pending now (stop, rebalance). Rejects when the commit fails. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pending.size === 0) return this.chain;
+    const offsets = [...this.pending.values()];
+    this.pending = new Map();
+    this.lastCommitAt = performance.now();
+    // One request at a time, in order: a later commit never lands before an earlier one.
+    const commit = this.chain.then(() => this.send(offsets));
+    this.chain = commit.catch(() => undefined);
+    const epoch = this.epoch;
+    return commit.catch((error: unknown) => {
+      // Kept for the next commit, unless the partitions changed hands meanwhile: retried under a
+      // new assignment, an old offset could move another member's partition backwards.
+      if (epoch === this.epoch) for (const offset of offsets) this.keep(offset);
+      throw error;
+    });
+  }
+
+  /** From now on every offset is committed at once (the consumer is stopping). */
+  commitEveryOffset(): void {
+    this.intervalMs = 0;
+  }
+
+  /** Forgets the offsets of partitions this member no longer owns (a new assignment). */
+  retain(owned: (topic: string, partition: number) => boolean): void {
+    this.epoch += 1;
+    for (const [key, { topic, partition }] of this.pending)
+      if (!owned(topic, partition)) this.pending.delete(key);
+  }
+
+  /** Forgets everything pending (the consumer is gone: its successor fetches from the last commit). */
+  clear(): void {
+    this.retain(() => false);
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private keep(offset: Offset): void {
+    const key = `${offset.topic}/${offset.partition}`;
+    const current = this.pending.get(key);
+    if (!current || BigInt(offset.offset) > BigInt(current.offset)) this.pending.set(key, offset);
+  }
+
+  private async flushByTimer(): Promise<void> {
+    this.timer = undefined;
+    try {
+      await this.flush();
+    } catch (error) {
+      this.onTimerError(error);
+      // Kept for the next try (a rebalance drops what this member no longer owns).
+      if (this.pending.size > 0) this.timer ??= setTimeout(() => void this.flushByTimer(), this.intervalMs);
+    }
+  }
+}
+
+/** The request shape kafkajs commits: offsets grouped by topic. */
+export function byTopic(offsets: readonly Offset[]): Offsets {
+  const topics = new Map<string, { partition: number; offset: string }[]>();
+  for (const { topic, partition, offset } of offsets)
+    topics.set(topic, [...(topics.get(topic) ?? []), { partition, offset }]);
+  return { topics: [...topics].map(([topic, partitions]) => ({ topic, partitions })) };
 }

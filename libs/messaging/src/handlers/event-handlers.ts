@@ -4,19 +4,22 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import type { Context } from '@opentelemetry/api';
 import { orderingKeyOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
 import { withEventLogContext } from '../events/event-log-context';
-import { EventBatch, EventContext, blame, type TransactionScope } from './event-batch';
-import { batchHandlerIdOf, concurrencyOf, handlerIdOf } from './event-patterns';
+import {
+  EventBatch,
+  EventContext,
+  batchHandlerIdOf,
+  blame,
+  concurrencyOf,
+  handlerIdOf,
+  type TransactionScope,
+} from './event-batch';
 
 /** A handler as the transaction sees it: one call with a list of events, in order. */
-export interface TransactionHandler {
-  /** Metric label and log name, e.g. `AuthorizePaymentWhenOrderPlaced.handle`. */
-  readonly name: string;
-  invoke(
-    events: readonly PendingEvent[],
-    scope: TransactionScope,
-    traceContextOf: TraceContextOf,
-  ): Promise<void>;
-}
+export type TransactionHandler = (
+  events: readonly PendingEvent[],
+  scope: TransactionScope,
+  traceContextOf: TraceContextOf,
+) => Promise<void>;
 
 /** The context an event's work runs in: its `process` span when sampled, else no span at all. */
 export type TraceContextOf = (event: PendingEvent) => Context;
@@ -50,13 +53,13 @@ export class HandlerRegistry {
     return this.routes.has(type);
   }
 
-  handlerOf(type: string): TransactionHandler {
+  private handlerOf(type: string): TransactionHandler {
     const nest = this.routes.get(type);
     if (nest === undefined) throw new Error(`no @EventPattern handler for "${type}"`);
     const id = handlerIdOf(type, nest);
     let handler = this.handlers.get(id);
     if (handler === undefined) {
-      handler = transactionHandlerOf(type, nest, this.call);
+      handler = transactionHandlerOf(nest, this.call);
       this.handlers.set(id, handler);
     }
     return handler;
@@ -80,16 +83,11 @@ export type ProcessingHooks = (ctx: EventBatch | EventContext, work: () => Promi
  * (one at a time unless it asks for `concurrency`), each call in the event's own trace and log
  * context.
  */
-function transactionHandlerOf(type: string, handler: MessageHandler, call: HookedCall): TransactionHandler {
+function transactionHandlerOf(handler: MessageHandler, call: HookedCall): TransactionHandler {
   const batchId = batchHandlerIdOf(handler);
   if (typeof batchId === 'string') {
-    return {
-      name: batchId,
-      invoke: (events, scope, traceContextOf) =>
-        context.with(traceContextOf(firstSampled(events)), () =>
-          call(handler, events, new EventBatch(scope)),
-        ),
-    };
+    return (events, scope, traceContextOf) =>
+      context.with(traceContextOf(firstSampled(events)), () => call(handler, events, new EventBatch(scope)));
   }
   const concurrency = concurrencyOf(handler);
   const one = async (event: PendingEvent, scope: TransactionScope, traceContextOf: TraceContextOf) => {
@@ -104,11 +102,8 @@ function transactionHandlerOf(type: string, handler: MessageHandler, call: Hooke
       throw blame(event, error);
     }
   };
-  return {
-    name: type,
-    invoke: (events, scope, traceContextOf) =>
-      eachKeyInOrder(events, concurrency, (event) => one(event, scope, traceContextOf)),
-  };
+  return (events, scope, traceContextOf) =>
+    eachKeyInOrder(events, concurrency, (event) => one(event, scope, traceContextOf));
 }
 
 /**

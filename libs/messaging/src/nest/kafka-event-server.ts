@@ -1,7 +1,5 @@
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { PipelineMetrics, beforeScrape } from '@pipeline/observability';
-import type { Consumer } from 'kafkajs';
-import { messageOf } from '../errors/message-of';
 import { BatchConsumer } from '../batch/batch-consumer';
 import { DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { SupervisedConsumer } from '../fetch/supervised-consumer';
@@ -31,9 +29,9 @@ export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
 /**
  * Nest transport strategy over kafkajs. The path of a record, top to bottom:
  * 1. SupervisedConsumer: one kafkajs consumer (one group per service, its dead-letter topic
- *    included), rebuilt with backoff when kafkajs gives up on it.
+ *    included), rebuilt with backoff when kafkajs gives up on it; it owns the offset commits.
  * 2. BatchConsumer: gathers a fetch's partitions, triages records, applies them (`settle`:
- *    one transaction, bisected on failure), sends dead letters, commits offsets once.
+ *    one transaction, bisected on failure), sends dead letters, hands over durable offsets.
  * 3. runBatchTransaction: inbox claim, the handlers (planHandlerCalls), outbox, COMMIT.
  * 4. The handlers: `@EventBatchPattern` (a list per call) or `@EventPattern` (one event per call).
  * Delivery is at-least-once; effects apply once per group because the inbox rows, the effects and
@@ -54,7 +52,6 @@ export class KafkaEventServer
   private readonly batches: BatchConsumer;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
   private readonly registry = new HandlerRegistry((ctx, work) => this.processingHooks(ctx, work));
-  private readonly resumeTimers = new Set<NodeJS.Timeout>();
   private unregisterLag: (() => void) | undefined;
 
   constructor(options: KafkaEventServerOptions) {
@@ -64,29 +61,6 @@ export class KafkaEventServer
     const { kafka, groupId, logger, pool, source, deadLetterTopic } = resolved;
     this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId);
     this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics, resolved.admin);
-    const batches = new BatchConsumer({
-      contracts: resolved.contracts,
-      deadLetters: this.deadLetters,
-      deadLetterTopic,
-      counters: this.counters,
-      logger,
-      retry: resolved.retry,
-      heartbeatIntervalMs: resolved.heartbeatIntervalMs,
-      maxEventsPerTransaction: resolved.maxEventsPerTransaction,
-      lingerMs: resolved.lingerMs,
-      commitIntervalMs: resolved.commitIntervalMs,
-      transaction: {
-        pool,
-        consumer: groupId,
-        source,
-        counters: this.counters,
-        logger,
-        handlers: this.registry,
-      },
-      pausePartition: (topic, partition, ms) => this.pausePartition(topic, partition, ms),
-      progressed: (topic, partition) => this.progress.attempted(topic, partition),
-    });
-    this.batches = batches;
     this.main = new SupervisedConsumer({
       kafka,
       config: {
@@ -100,33 +74,55 @@ export class KafkaEventServer
         maxWaitTimeInMs: resolved.fetchMaxWaitMs,
         maxBytesPerPartition: resolved.fetchMaxBytesPerPartition,
         maxBytes: resolved.fetchMaxBytes,
-        allowAutoTopicCreation: false,
-        // One restart path, not two: kafkajs never restarts a crashed consumer itself, the
-        // supervisor does, so every crash is visible in health and counters.
-        retry: { ...resolved.kafkaRetry, restartOnFailure: () => Promise.resolve(false) },
+        ...(resolved.kafkaRetry === undefined ? {} : { retry: resolved.kafkaRetry }),
       },
       topics: resolved.logDeadLetters ? [...resolved.topics, deadLetterTopic] : resolved.topics,
       fromBeginning: resolved.fromBeginning,
+      partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
       logger,
-      restartBackoff: resolved.restartBackoff,
-      runConfig: {
-        autoCommit: false,
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
-        eachBatch: batches.eachBatch,
+      restartBackoff: {
+        initialBackoffMs: resolved.restartBackoff.initialMs,
+        maxBackoffMs: resolved.restartBackoff.maxMs,
       },
-      onJoin: (assignment) =>
-        batches.commits.retain((topic, partition) => assignment[topic]?.includes(partition) === true),
+      commitIntervalMs: resolved.commitIntervalMs,
+      eachBatch: (payload) => this.batches.eachBatch(payload),
       onCrash: (error) => {
-        // The crashed consumer's member is gone: its successor fetches from the last commit.
-        batches.commits.clear();
         this._status$.next(this.main.state);
-        for (const listener of this.crashListeners) listener(error);
+        // One listener that throws must not keep the others from hearing of the crash.
+        for (const listener of this.crashListeners) {
+          try {
+            listener(error);
+          } catch (listenerError) {
+            logger.error(`crash listener failed: ${String(listenerError)}`);
+          }
+        }
       },
       onRestart: () => {
         this.counters.restarts += 1;
         PipelineMetrics.consumerRestarts.inc();
       },
+    });
+    this.batches = new BatchConsumer({
+      contracts: resolved.contracts,
+      deadLetters: this.deadLetters,
+      deadLetterTopic,
+      counters: this.counters,
+      logger,
+      retry: resolved.retry,
+      heartbeatIntervalMs: resolved.heartbeatIntervalMs,
+      maxEventsPerTransaction: resolved.maxEventsPerTransaction,
+      lingerMs: resolved.lingerMs,
+      commits: this.main.commits,
+      transaction: {
+        pool,
+        consumer: groupId,
+        source,
+        counters: this.counters,
+        logger,
+        handlers: this.registry,
+      },
+      pausePartition: (topic, partition, ms) => this.main.pause(topic, partition, ms),
+      progressed: (topic, partition) => this.progress.attempted(topic, partition),
     });
   }
 
@@ -143,13 +139,6 @@ export class KafkaEventServer
     this._status$.next('stopping');
     this.unregisterLag?.();
     this.unregisterLag = undefined;
-    for (const timer of this.resumeTimers) clearTimeout(timer);
-    this.resumeTimers.clear();
-    // What is durable is committed before the member leaves: now, and the batch in hand at once.
-    this.batches.commits.commitEveryOffset();
-    await this.batches.commits.flush().catch((error: unknown) => {
-      this.options.logger.warn(`offset commit at stop failed: ${messageOf(error)}`);
-    });
     await this.main.stop();
     await Promise.all([this.deadLetters.disconnect(), this.lag.close()]);
     this._status$.next('stopped');
@@ -215,15 +204,4 @@ export class KafkaEventServer
         }
       });
     });
-
-  private pausePartition(topic: string, partition: number, ms: number): void {
-    const consumer: Consumer | undefined = this.main.instance;
-    if (consumer === undefined) return;
-    consumer.pause([{ topic, partitions: [partition] }]);
-    const timer = setTimeout(() => {
-      this.resumeTimers.delete(timer);
-      consumer.resume([{ topic, partitions: [partition] }]);
-    }, ms);
-    this.resumeTimers.add(timer);
-  }
 }

@@ -103,7 +103,7 @@ async function transact(
       for (const call of deps.handlers.plan(processed)) {
         const startedAt = performance.now();
         try {
-          await call.handler.invoke(call.events, scope, traceContextOf);
+          await call.handler(call.events, scope, traceContextOf);
         } finally {
           // One observation per call and type it handled (a multi-type handler counts for each).
           const seconds = (performance.now() - startedAt) / 1000;

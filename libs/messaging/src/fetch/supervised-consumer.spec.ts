@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { OffsetCommits } from './offset-commits';
+import { OffsetCommits, byTopic } from './supervised-consumer';
 
 const at = (partition: number, offset: string) => ({ topic: 'orders', partition, offset });
 
@@ -88,5 +88,22 @@ describe('OffsetCommits', () => {
     commits.commitEveryOffset();
     await commits.add([at(0, '2')]);
     expect(send).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('byTopic', () => {
+  it('groups offsets by topic, the shape kafkajs commits', () => {
+    expect(byTopic([at(0, '8'), { topic: 'payments', partition: 2, offset: '3' }, at(1, '4')])).toEqual({
+      topics: [
+        {
+          topic: 'orders',
+          partitions: [
+            { partition: 0, offset: '8' },
+            { partition: 1, offset: '4' },
+          ],
+        },
+        { topic: 'payments', partitions: [{ partition: 2, offset: '3' }] },
+      ],
+    });
   });
 });
