@@ -18,6 +18,7 @@ import {
 } from '../../support/service-harness';
 
 import { REPORT_DIR } from './fault-report';
+import { startOwnMaildev, type OwnMaildev } from './own-maildev';
 
 export const SERVICES: readonly ServiceName[] = ['order', 'payment', 'inventory', 'email', 'analytics'];
 
@@ -40,6 +41,7 @@ export class FaultStack {
   private readonly databases = new Map<ServiceName, TestDatabase>();
   private readonly groups = new Map<ServiceName, string>();
   private readonly everStarted = new Map<ServiceName, ServiceUnderTest[]>();
+  private ownMaildev: OwnMaildev | undefined;
 
   private constructor(
     readonly label: string,
@@ -54,8 +56,18 @@ export class FaultStack {
     this.maildevApi = infra.maildevApi ?? MAILDEV_API;
   }
 
-  static async start(label: string, infra: StackInfra = {}): Promise<FaultStack> {
+  /**
+   * Without an SMTP server of the caller's, the stack gets a maildev of its own: the shared one
+   * holds every email of the whole test run, and the audit reads a maildev's whole list twice a
+   * second; grown to tens of thousands, that list stalls maildev past the SMTP greeting and
+   * socket timeouts, and a send the server took but did not answer in time goes out again (with
+   * its Message-ID): SMTP's own edge, brought on by the harness, not by the fault under test.
+   */
+  static async start(label: string, given: StackInfra = {}): Promise<FaultStack> {
+    const maildev = given.smtpUrl === undefined ? await startOwnMaildev() : undefined;
+    const infra = maildev ? { ...given, smtpUrl: maildev.smtpUrl, maildevApi: maildev.apiUrl } : given;
     const stack = new FaultStack(label, `${uniqueName(`faults.${label}`)}.`, infra);
+    stack.ownMaildev = maildev;
     await stack.admin.connect();
     const started = await Promise.allSettled(SERVICES.map((name) => stack.startFresh(name)));
     const failure = started.find((result) => result.status === 'rejected');
@@ -148,5 +160,6 @@ export class FaultStack {
     await Promise.allSettled([...this.databases.values()].map((database) => database.drop()));
     await deletePrefixedTopics(this.kafka, this.prefix).catch(() => undefined);
     await this.admin.disconnect();
+    await this.ownMaildev?.destroy();
   }
 }
