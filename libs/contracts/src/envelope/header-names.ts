@@ -58,6 +58,18 @@ export const RequiredDeadLetterHeaderNames = [
   DeadLetterHeaders.failedAt,
 ] as const;
 
+/** What a consumer's dead letter carries (the relay's letters carry the stage, code and sizes). */
+export const ConsumerDeadLetterHeaderNames = [
+  DeadLetterHeaders.originalTopic,
+  DeadLetterHeaders.originalPartition,
+  DeadLetterHeaders.originalOffset,
+  DeadLetterHeaders.error,
+  DeadLetterHeaders.errorClass,
+  DeadLetterHeaders.attempts,
+  DeadLetterHeaders.failedAt,
+  DeadLetterHeaders.consumerGroup,
+] as const;
+
 /** The dead-letter stage and code of a record the relay could never publish: replay skips it. */
 export const RELAY_STAGE = 'relay';
 export const RECORD_TOO_LARGE = 'RecordTooLarge';

@@ -1,4 +1,4 @@
-import { DeadLetterHeaders, EventHeaders } from '@pipeline/contracts';
+import { ConsumerDeadLetterHeaderNames, EventHeaders } from '@pipeline/contracts';
 import type { DeadLetterRecord } from '@pipeline/dead-letters';
 import type { Evidence } from '../experiment';
 import type { FailedAttempt } from './retrying-consumer';
@@ -21,7 +21,7 @@ export const deadLetterHeadersTable = (record: DeadLetterRecord): Evidence => ({
   kind: 'table',
   caption: `Headers of the dead letter at ${record.topic}/${record.partition}@${record.offset}`,
   columns: ['header', 'value'],
-  rows: [EventHeaders.id, EventHeaders.type, ...Object.values(DeadLetterHeaders)].map((name) => [
+  rows: [EventHeaders.id, EventHeaders.type, ...ConsumerDeadLetterHeaderNames].map((name) => [
     name,
     record.headers[name] ?? '(missing)',
   ]),
