@@ -11,7 +11,7 @@ const depConstraints = [
   { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
   { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-  // contracts and observability sit at the bottom: they import no other project.
+  // contracts, observability and database sit at the bottom: they import no project above them.
   { sourceTag: 'layer:foundation', onlyDependOnLibsWithTags: ['layer:foundation'] },
   ...serviceScopes.map((scope) => ({
     sourceTag: `scope:${scope}`,

@@ -4,7 +4,8 @@
  * KAFKA_REPLICATION_FACTOR, KAFKA_MIN_INSYNC_REPLICAS from the environment)
  */
 import { TopicCatalogue } from '@pipeline/contracts';
-import { createKafka, parseBrokerList, provisionTopics } from '@pipeline/messaging';
+import { createKafka, parseBrokerList } from '@pipeline/messaging';
+import { provisionTopics } from '@pipeline/service-kit';
 
 const intFromEnv = (name: string, fallback: number): number => {
   const raw = process.env[name];

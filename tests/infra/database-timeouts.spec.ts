@@ -6,7 +6,8 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, isUnavailable } from '@pipeline/messaging';
+import { isUnavailable } from '@pipeline/messaging';
+import { inTransaction } from '@pipeline/database';
 import { createDatabasePool } from '@pipeline/service-kit';
 import { buildUrl } from '../../scripts/db/lib.mjs';
 import { createTestDatabase, type TestDatabase } from '../support/db';

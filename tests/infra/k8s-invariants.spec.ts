@@ -11,7 +11,7 @@ import {
   TopicCatalogue,
   deadLetterTopic,
 } from '@pipeline/contracts';
-import { topicConfig } from '@pipeline/messaging';
+import { topicConfig } from '@pipeline/service-kit';
 import {
   Container,
   ROOT,

@@ -142,7 +142,7 @@ describe('KafkaEventServer: failure policy', () => {
         deadLetterTopic: missing,
         logDeadLetters: false,
         kafkaRetry: { retries: 0 },
-        restartBackoff: { initialMs: 200, maxMs: 1_000 },
+        restartBackoff: { initialBackoffMs: 200, maxBackoffMs: 1_000 },
       },
     });
     const server = consumer.server;

@@ -39,12 +39,14 @@ describe('KafkaEventServer: a consumer kafkajs gives up on', () => {
             return contracts.isDeclaredFor(topic, type);
           },
         },
-        restartBackoff: { initialMs: 500, maxMs: 1_000 },
+        restartBackoff: { initialBackoffMs: 500, maxBackoffMs: 1_000 },
         kafkaRetry: { retries: 0 },
       },
     });
     const { server } = consumer;
-    await eventually(() => Promise.resolve(server.isHealthy() || undefined), { what: 'healthy' });
+    await eventually(() => Promise.resolve(server.consumerStatus().healthy || undefined), {
+      what: 'healthy',
+    });
     const crashes: string[] = [];
     server.on('crash', (error) => crashes.push(error.message));
 
@@ -54,13 +56,15 @@ describe('KafkaEventServer: a consumer kafkajs gives up on', () => {
       what: 'restarting',
       intervalMs: 20,
     });
-    expect(server.isHealthy()).toBe(false);
+    expect(server.consumerStatus().healthy).toBe(false);
     expect(server.consumerStatus().lastError).toBe('injected fault in the consumer');
 
     await eventually(async () => ((await bed!.committed()).get(0) === 1 ? true : undefined), {
       what: 'event processed after the restart',
     });
-    await eventually(() => Promise.resolve(server.isHealthy() || undefined), { what: 'healthy again' });
+    await eventually(() => Promise.resolve(server.consumerStatus().healthy || undefined), {
+      what: 'healthy again',
+    });
     expect(server.consumerStatus().counters).toMatchObject({ restarts: 1, processed: 1 });
     expect(crashes).toEqual(['injected fault in the consumer']);
     expect((await bed.effectCounts()).get(event.id)).toBe(1);
@@ -79,7 +83,7 @@ describe('KafkaEventServer: a consumer kafkajs gives up on', () => {
       databaseUrl: bed.db.url,
       behaviour,
       logger: new CapturingLogger(),
-      server: { restartBackoff: { initialMs: 300, maxMs: 600 }, kafkaRetry: { retries: 0 } },
+      server: { restartBackoff: { initialBackoffMs: 300, maxBackoffMs: 600 }, kafkaRetry: { retries: 0 } },
     });
     const { server } = consumer;
     const event = testEventMessage({ key: 'k', seq: 1 });

@@ -2,7 +2,8 @@
 // database being unavailable (503 over HTTP), and the connection that frees up later is not lost.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inTransaction, isUnavailable } from '@pipeline/messaging';
+import { isUnavailable } from '@pipeline/messaging';
+import { inTransaction } from '@pipeline/database';
 import { createTestDatabase, type TestDatabase } from '../support/db';
 
 describe('inTransaction with connectTimeoutMs', () => {

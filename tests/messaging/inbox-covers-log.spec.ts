@@ -6,7 +6,7 @@
 import { ConfigResourceTypes, type Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventConsumers, TopicCatalogue, type TopicSpec } from '@pipeline/contracts';
-import { DEFAULT_INBOX_RETENTION_MS, provisionTopics } from '@pipeline/messaging';
+import { DEFAULT_INBOX_RETENTION_MS, provisionTopics } from '@pipeline/service-kit';
 import { testKafka, uniqueName } from '../support/kafka';
 
 /** Kafka's `log.retention.check.interval.ms` default. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { DEFAULT_INBOX_RETENTION_MS, InboxPruner, sqlOver } from '@pipeline/messaging';
+import { sqlOver } from '@pipeline/database';
+import { DEFAULT_INBOX_RETENTION_MS, InboxPruner } from '@pipeline/service-kit';
 import { PipelineMetrics } from '@pipeline/observability';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
-import { recordBytes, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { recordBytes, writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { PipelineMetrics } from '@pipeline/observability';
 import type { KafkaMessage } from 'kafkajs';

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKafka, sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { createKafka, writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';

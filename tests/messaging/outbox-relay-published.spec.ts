@@ -2,7 +2,8 @@
 // offset is where a consumer finds it, and a failing hook never holds the relay up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHeaders, headerValue, type OutgoingEvent } from '@pipeline/contracts';
-import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay, type OutboxPublishedRecord, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';

@@ -6,7 +6,8 @@ import {
   readHeaders,
   type OutgoingEvent,
 } from '@pipeline/contracts';
-import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay } from '@pipeline/outbox-relay';
 import type { Kafka } from 'kafkajs';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';

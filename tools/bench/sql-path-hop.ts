@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { draftOutboxRows, insertOutboxRows, type Sql } from '@pipeline/messaging';
+import { draftOutboxRows, insertOutboxRows } from '@pipeline/messaging';
+import { type Sql } from '@pipeline/database';
 
 /** Runs `work` in one transaction on one of the two paths under comparison. */
 export type InTransaction = (work: (sql: Sql) => Promise<void>) => Promise<void>;

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { inTransaction, sqlOverPrisma } from '@pipeline/messaging';
+import { inTransaction, sqlOverPrisma } from '@pipeline/database';
 import type { DatabaseClient, PrismaClientClass } from '@pipeline/service-kit';
 import pg from 'pg';
 import { runMain } from '../run-main';

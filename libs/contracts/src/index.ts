@@ -2,6 +2,8 @@ export * from './topics/topic-names';
 export * from './topics/topic-catalogue';
 export * from './envelope/header-names';
 export * from './envelope/event-envelope';
+export * from './envelope/record-triage';
+export * from './topics/topic-prefix';
 export * from './email/message-id';
 export * from './events/fields';
 export * from './events/event-descriptor';

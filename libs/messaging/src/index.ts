@@ -1,17 +1,12 @@
 export * from './kafka/kafka.options';
 export * from './kafka/kafka.tokens';
 export * from './nest/kafka.module';
-export * from './nest/kafka.health';
-export * from './topics/provision-topics';
-export * from './database/sql-client';
-export * from './database/sql';
 export * from './outbox/outbox-writer';
 export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './errors/pipeline-error';
 export * from './errors/classify-error';
-export * from './errors/message-of';
 export * from './nest/kafka-event-server';
-export * from './nest/kafka-event-server.options';
+export type { KafkaEventServerOptions } from './nest/kafka-event-server.options';
 export {
   EventBatch,
   EventBatchPattern,
@@ -22,14 +17,9 @@ export {
   isHandlerContext,
   type PublishedEvent,
 } from './handlers/event-batch';
-export * from './events/consumed-event';
+export type { ConsumedEvent, RecordPosition } from './events/consumed-event';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
-export { PIPELINE_CONTRACTS, type EventContracts, type ParseResult } from './events/event-contracts';
-export * from './nest/event-error.filter';
 export * from './events/consumer-stats';
-export * from './nest/consumer.health';
-export * from './topics/topic-prefix';
-export * from './inbox/inbox-retention';
 export { AdaptiveLinger } from './batching/adaptive-linger';
 // The dead-letter path's parts, for code that runs it outside the NestJS server (the experiments).
 export { DeadLetterPublisher, deadLetterHeaders, type DeadLetter } from './dead-letters/dead-letter';

@@ -1,4 +1,5 @@
 export * from './logging/log-context';
+export * from './logging/message-of';
 export * from './logging/service-logger';
 export * from './metrics/prometheus-text';
 export * from './metrics/registry';

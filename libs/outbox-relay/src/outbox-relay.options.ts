@@ -1,5 +1,5 @@
 import type { Kafka, TopicMessages } from 'kafkajs';
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 
 /** The slice of Nest's `LoggerService` the relay uses; a Nest `Logger` fits. */
 export interface OutboxRelayLogger {

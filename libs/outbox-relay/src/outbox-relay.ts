@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { messageOf, AdaptiveLinger, backoffDelay, sleep } from '@pipeline/messaging';
+import { AdaptiveLinger, backoffDelay, sleep } from '@pipeline/messaging';
+import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
 import { RelayFailure, attempt } from './relay-failure';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders, Message, TopicMessages } from 'kafkajs';
 import pg from 'pg';
-import type { SqlClient } from '@pipeline/messaging';
+import type { SqlClient } from '@pipeline/database';
 import type { OutboxBacklog } from './outbox-relay.options';
 
 /** One `outbox` row as the relay reads it (`payload` as JSON text, ready to send). */

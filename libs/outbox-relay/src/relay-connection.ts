@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { countStatements, sqlOver, type Sql } from '@pipeline/messaging';
+import { countStatements, sqlOver, type Sql } from '@pipeline/database';
 import {
   DELETE_OUTBOX_ROWS,
   DELETE_PUBLISHED_AND_SELECT_NEXT,

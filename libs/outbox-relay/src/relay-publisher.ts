@@ -1,7 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
 import type { Message } from 'kafkajs';
-import { type Sql, messageOf } from '@pipeline/messaging';
+import { messageOf } from '@pipeline/observability';
+import { type Sql } from '@pipeline/database';
 import { toTopicMessages, type OutboxRow } from './outbox-table';
 import { attempt } from './relay-failure';
 import { RelayProducer, createRelayProducer } from './relay-producer';

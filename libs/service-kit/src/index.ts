@@ -7,3 +7,6 @@ export * from './bootstrap/service.tokens';
 export * from './bootstrap/service-core.module';
 export * from './bootstrap/run-service';
 export * from './http/zod-validation.pipe';
+export * from './database/inbox-pruner';
+export * from './bootstrap/provision-topics';
+export * from './bootstrap/event-error.filter';

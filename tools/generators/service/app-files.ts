@@ -169,7 +169,8 @@ function handlerSpecTs(plan: ServicePlan, handler: ConsumedHandler): string {
     : '    expect(scope.outbox).toEqual([]);';
   return `import { randomUUID } from 'node:crypto';
 import { ${plan.produced.length ? 'parseEvent, ' : ''}type ${event.payloadType} } from '@pipeline/contracts';
-import { EventBatch, TransactionScope, type ConsumedEvent, type Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
+import { EventBatch, TransactionScope, type ConsumedEvent } from '@pipeline/messaging';
 import { describe, expect, it } from 'vitest';
 import { ${handler.className} } from './${handler.file}.handler';
 

@@ -1,4 +1,4 @@
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import { windowKey, type FoldedWindow, type WindowCounts } from '@pipeline/contracts';
 
 // FOR UPDATE, sorted by the primary key, the same order the upsert below writes in: two batches

@@ -1,4 +1,4 @@
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import { partitionKey, type FoldedWatermark } from '@pipeline/contracts';
 
 // The watermark (the highest event time seen) is kept per partition, not globally: a partition

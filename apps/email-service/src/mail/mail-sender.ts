@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createTransport, type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool';
-import { messageOf } from '@pipeline/messaging';
+import { messageOf } from '@pipeline/observability';
 import { SERVICE_CONFIG } from '@pipeline/service-kit';
 import type { EmailConfig } from '../config';
 import { smtpFailure } from './smtp-failure';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EventContext, Sql } from '@pipeline/messaging';
+import type { EventContext } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import type pg from 'pg';
 import type { MailSender, OutgoingEmail } from '../mail/mail-sender';
 import { SendOnce } from './send-once';

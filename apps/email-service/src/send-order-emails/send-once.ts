@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { sqlOver, type EventContext } from '@pipeline/messaging';
+import { type EventContext } from '@pipeline/messaging';
+import { sqlOver } from '@pipeline/database';
 import { DATABASE_POOL } from '@pipeline/service-kit';
 import type pg from 'pg';
 import type { EmailKind } from '../generated/prisma/client';

@@ -1,4 +1,4 @@
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import { describe, expect, it, vi } from 'vitest';
 import { SentEmailLog, type SentEmailRow } from './sent-email-log';
 

@@ -1,4 +1,4 @@
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import type { EmailKind } from '../generated/prisma/client';
 
 export interface SentEmailRow {

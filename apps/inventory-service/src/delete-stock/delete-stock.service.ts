@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';

@@ -1,4 +1,4 @@
-import type { Sql } from '@pipeline/messaging';
+import type { Sql } from '@pipeline/database';
 import { STOCK_COLUMNS, type StockRow } from '../stock/stock-level';
 import type { StockLine } from './reserve-stock.policy';
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DEMO_CATALOGUE } from '@pipeline/contracts';
-import { sqlOverPrisma, writeToOutbox } from '@pipeline/messaging';
+import { writeToOutbox } from '@pipeline/messaging';
+import { sqlOverPrisma } from '@pipeline/database';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
 import { INVENTORY_SOURCE } from '../stock/inventory-source';

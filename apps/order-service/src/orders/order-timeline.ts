@@ -1,5 +1,6 @@
-import { Topics } from '@pipeline/contracts';
-import { withoutTopicPrefix, type ConsumedEvent, type Sql } from '@pipeline/messaging';
+import { Topics, withoutTopicPrefix } from '@pipeline/contracts';
+import { type ConsumedEvent } from '@pipeline/messaging';
+import { type Sql } from '@pipeline/database';
 import { type OutboxPublishedBatch } from '@pipeline/outbox-relay';
 
 /** One `order_timeline` row as order-service writes it. */

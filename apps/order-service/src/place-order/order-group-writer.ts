@@ -1,13 +1,8 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { OrderPlacedEvent, Topics } from '@pipeline/contracts';
-import {
-  asDatabaseError,
-  draftOutboxRows,
-  inTransaction,
-  insertOutboxRows,
-  messageOf,
-  type Sql,
-} from '@pipeline/messaging';
+import { asDatabaseError, draftOutboxRows, insertOutboxRows } from '@pipeline/messaging';
+import { messageOf } from '@pipeline/observability';
+import { inTransaction, type Sql } from '@pipeline/database';
 import type pg from 'pg';
 import type { OrderStatus } from '../generated/prisma/enums';
 import { insertTimeline, publishedEntry } from '../orders/order-timeline';

@@ -4,10 +4,10 @@ import {
   backoffDelay,
   classifyError,
   logDeadLetter,
-  messageOf,
   type ErrorClass,
   type RetryOptions,
 } from '@pipeline/messaging';
+import { messageOf } from '@pipeline/observability';
 import { pause } from '../support/abortable';
 
 export interface FailedAttempt {

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { BatchConsumer } from './batch-consumer';
 import { emptyCounters } from '../events/consumer-stats';
 import type { DeadLetterPublisher } from '../dead-letters/dead-letter';
-import type { EventContracts } from '../events/event-contracts';
+import type { EventContracts } from '@pipeline/contracts';
 import { HandlerRegistry } from '../handlers/event-handlers';
 import type { BatchTransactionDeps } from '../transaction/batch-transaction';
 

@@ -6,7 +6,7 @@ import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
 import { countSkipped } from '../events/consumer-stats';
-import { triageRecord, type EventContracts } from '../events/event-contracts';
+import { triageRecord, type EventContracts } from '@pipeline/contracts';
 import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
 import { Retries, settle, type Failure, type RetriesDeps } from './isolate';

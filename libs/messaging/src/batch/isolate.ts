@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { PipelineMetrics } from '@pipeline/observability';
+import { PipelineMetrics, messageOf } from '@pipeline/observability';
 import type { EachBatchPayload } from 'kafkajs';
 import type { DeadLetter } from '../dead-letters/dead-letter';
 import {
@@ -8,7 +8,6 @@ import {
   isDependencyOutage,
   isUnavailable,
 } from '../errors/classify-error';
-import { messageOf } from '../errors/message-of';
 import type { ConsumerCounters } from '../events/consumer-stats';
 import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
 import { withEventLogContext } from '../events/event-log-context';

@@ -1,6 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
-import { PipelineMetrics } from '@pipeline/observability';
+import { PipelineMetrics, messageOf } from '@pipeline/observability';
 import {
   Partitioners,
   type IHeaders,
@@ -9,9 +9,8 @@ import {
   type Message,
   type Producer,
 } from 'kafkajs';
-import { messageOf } from '../errors/message-of';
 import type { ConsumerCounters } from '../events/consumer-stats';
-import type { EventContracts } from '../events/event-contracts';
+import type { EventContracts } from '@pipeline/contracts';
 import type { ErrorClass } from '../errors/pipeline-error';
 import { chunkBySize, recordBytes } from '../kafka/record-size';
 

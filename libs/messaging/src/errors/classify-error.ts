@@ -1,4 +1,4 @@
-import { messageOf } from './message-of';
+import { messageOf } from '@pipeline/observability';
 import {
   DatabaseUnavailableError,
   DependencyUnavailableError,
@@ -27,7 +27,8 @@ export function classifyError(error: unknown): ErrorClass {
   if (!isObject(error)) return 'retriable';
   if (typeof error.retriable === 'boolean') return error.retriable ? 'retriable' : 'fatal';
   const name = typeof error.name === 'string' ? error.name : '';
-  if (PROGRAMMER_ERRORS.has(name) || isZodError(error, name)) return 'fatal';
+  const zod = (name === 'ZodError' || name === '$ZodError') && Array.isArray(error.issues);
+  if (PROGRAMMER_ERRORS.has(name) || zod) return 'fatal';
   if (name === 'PrismaClientValidationError') return 'fatal';
   if (name === 'PrismaClientKnownRequestError') return classifyPrismaCode(error);
   const sqlState = postgresSqlState(error);
@@ -61,10 +62,6 @@ function postgresSqlState(value: unknown): string | undefined {
   }
   if (isObject(value.driverAdapterError)) return postgresSqlState(value.driverAdapterError.cause);
   return undefined;
-}
-
-function isZodError(error: Record<string, unknown>, name: string): boolean {
-  return (name === 'ZodError' || name === '$ZodError') && Array.isArray(error.issues);
 }
 
 const nested = (value: unknown, key: string): unknown => (isObject(value) ? value[key] : undefined);

@@ -1,7 +1,7 @@
+import { messageOf } from '@pipeline/observability';
 import type { LoggerService } from '@nestjs/common';
 import type { Consumer, ConsumerConfig, EachBatchPayload, IMemberAssignment, Kafka, Offsets } from 'kafkajs';
 import type { TopicPartitionOffsetAndMetadata as Offset } from 'kafkajs';
-import { messageOf } from '../errors/message-of';
 import type { ConsumerState } from '../events/consumer-stats';
 import { backoffDelay } from '../retry/backoff';
 

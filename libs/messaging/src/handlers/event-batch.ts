@@ -1,5 +1,5 @@
 import { BaseRpcContext, EventPattern, type MessageHandler } from '@nestjs/microservices';
-import type { Sql } from '../database/sql';
+import type { Sql } from '@pipeline/database';
 import type { EventMetadata, OutgoingEvent } from '@pipeline/contracts';
 import { draftOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
 import type { ConsumedEvent, RecordPosition } from '../events/consumed-event';

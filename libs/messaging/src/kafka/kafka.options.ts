@@ -11,6 +11,7 @@ import {
   type ProducerConfig,
   type RequestEvent,
 } from 'kafkajs';
+import { sleep } from '../retry/backoff';
 import { nestLogCreator } from './kafka-logger';
 
 export interface KafkaConnectionOptions {
@@ -65,4 +66,28 @@ export function parseBrokerList(value: string): string[] {
     .split(',')
     .map((broker) => broker.trim())
     .filter((broker) => broker.length > 0);
+}
+
+/**
+ * A topic that was just created can still be unknown to the broker that answers the next
+ * metadata request ("This server does not host this topic-partition"); producers and consumers
+ * started right after provisioning would fail. Wait until every partition has a leader.
+ */
+export async function waitUntilServed(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
+      if (
+        metadata.every((topic) => topic.partitions.length > 0 && topic.partitions.every((p) => p.leader >= 0))
+      ) {
+        return;
+      }
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`topics not served within ${timeoutMs} ms: ${topics.join(', ')}`);
+    await sleep(100);
+  }
 }

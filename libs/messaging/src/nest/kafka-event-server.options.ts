@@ -1,9 +1,14 @@
 import { Logger, type LoggerService } from '@nestjs/common';
-import { consumerGroupOf, deadLetterTopic, type ServiceName } from '@pipeline/contracts';
+import {
+  PIPELINE_CONTRACTS,
+  consumerGroupOf,
+  deadLetterTopic,
+  type EventContracts,
+  type ServiceName,
+} from '@pipeline/contracts';
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry/backoff';
-import { PIPELINE_CONTRACTS, type EventContracts } from '../events/event-contracts';
 
 export interface KafkaEventServerOptions {
   /** Short service name, e.g. `payment`: CloudEvents source `payment-service`, topic `payment.dead-letter`. */
@@ -49,47 +54,43 @@ export interface KafkaEventServerOptions {
   readonly deadLetterTopic?: string;
   /** Also read the dead-letter topic (same group) and log each record at WARN (default true). */
   readonly logDeadLetters?: boolean;
-  /** Restart delays after the consumer crashed (doubling from initialMs up to maxMs). */
-  readonly restartBackoff?: { readonly initialMs: number; readonly maxMs: number };
+  /** Restart delays after the consumer crashed (doubling from initialBackoffMs up to maxBackoffMs). */
+  readonly restartBackoff?: { readonly initialBackoffMs: number; readonly maxBackoffMs: number };
   /** kafkajs's own retries of a failing fetch or batch before it declares the consumer crashed. */
   readonly kafkaRetry?: KafkaRetryOptions;
 }
 
-export type ResolvedServerOptions = Required<
-  Omit<KafkaEventServerOptions, 'retry' | 'rebalanceTimeoutMs' | 'kafkaRetry' | 'admin'>
-> & {
-  readonly retry: RetryOptions;
-  readonly rebalanceTimeoutMs: number | undefined;
-  readonly kafkaRetry: KafkaRetryOptions | undefined;
-  readonly admin: Admin | undefined;
-  readonly source: string;
+/** The defaults of the options above that have one. */
+const DEFAULTS = {
+  sessionTimeoutMs: 30_000,
+  heartbeatIntervalMs: 3_000,
+  fetchMinBytes: 1,
+  fetchMaxWaitMs: 500,
+  fetchMaxBytesPerPartition: 256 * 1024,
+  fetchMaxBytes: 4 * 1024 * 1024,
+  maxEventsPerTransaction: 500,
+  lingerMs: 20,
+  commitIntervalMs: 1_000,
+  partitionsConsumedConcurrently: 64,
+  fromBeginning: true,
+  logDeadLetters: true,
+  restartBackoff: { initialBackoffMs: 1_000, maxBackoffMs: 30_000 },
 };
 
-export function resolveServerOptions(options: KafkaEventServerOptions): ResolvedServerOptions {
+export function resolveServerOptions(options: KafkaEventServerOptions) {
+  // An option given as undefined keeps its default.
+  const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   return {
-    ...options,
+    ...DEFAULTS,
+    ...(given as KafkaEventServerOptions),
     groupId: options.groupId ?? consumerGroupOf(options.service),
     source: `${options.service}-service`,
-    admin: options.admin,
     retry: { ...DEFAULT_RETRY, ...options.retry },
-    sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
-    rebalanceTimeoutMs: options.rebalanceTimeoutMs,
-    heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3_000,
-    fetchMinBytes: options.fetchMinBytes ?? 1,
-    fetchMaxWaitMs: options.fetchMaxWaitMs ?? 500,
-    fetchMaxBytesPerPartition: options.fetchMaxBytesPerPartition ?? 256 * 1024,
-    fetchMaxBytes: options.fetchMaxBytes ?? 4 * 1024 * 1024,
-    maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
-    lingerMs: options.lingerMs ?? 20,
-    commitIntervalMs: options.commitIntervalMs ?? 1_000,
-    partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 64,
-    kafkaRetry: options.kafkaRetry,
-    fromBeginning: options.fromBeginning ?? true,
     logger: options.logger ?? new Logger('KafkaEventServer'),
     contracts: options.contracts ?? PIPELINE_CONTRACTS,
     // The contracts name only the pipeline's services; forks and tests bring their own names.
     deadLetterTopic: options.deadLetterTopic ?? deadLetterTopic(options.service as ServiceName),
-    logDeadLetters: options.logDeadLetters ?? true,
-    restartBackoff: options.restartBackoff ?? { initialMs: 1_000, maxMs: 30_000 },
   };
 }
+
+export type ResolvedServerOptions = ReturnType<typeof resolveServerOptions>;

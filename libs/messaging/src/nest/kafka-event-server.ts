@@ -4,7 +4,7 @@ import { BatchConsumer } from '../batch/batch-consumer';
 import { DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { SupervisedConsumer } from '../fetch/supervised-consumer';
 import { HandlerRegistry, type ProcessingHooks } from '../handlers/event-handlers';
-import { ConsumerLagReader } from './consumer-lag';
+import { ConsumerLagReader } from '../health/consumer-lag';
 import {
   emptyCounters,
   type ConsumerCounters,
@@ -43,7 +43,7 @@ export class KafkaEventServer
 {
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
-  /** Which assigned partitions lag without progress (liveness, ConsumerHealthIndicator). */
+  /** Which assigned partitions lag without progress (liveness). */
   readonly progress = new PartitionProgress();
   private readonly options: ResolvedServerOptions;
   private readonly deadLetters: DeadLetterPublisher;
@@ -53,6 +53,7 @@ export class KafkaEventServer
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
   private readonly registry = new HandlerRegistry((ctx, work) => this.processingHooks(ctx, work));
   private unregisterLag: (() => void) | undefined;
+  private lagRead: Promise<void> | undefined;
 
   constructor(options: KafkaEventServerOptions) {
     super();
@@ -60,7 +61,9 @@ export class KafkaEventServer
     this.options = resolved;
     const { kafka, groupId, logger, pool, source, deadLetterTopic } = resolved;
     this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId);
-    this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics, resolved.admin);
+    const onLag = (topic: string, partition: number, lag: number) =>
+      this.progress.lag(topic, partition, this.main.assignment[topic]?.includes(partition) ? lag : 0);
+    this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics, resolved.admin, onLag);
     this.main = new SupervisedConsumer({
       kafka,
       config: {
@@ -80,10 +83,7 @@ export class KafkaEventServer
       fromBeginning: resolved.fromBeginning,
       partitionsConsumedConcurrently: resolved.partitionsConsumedConcurrently,
       logger,
-      restartBackoff: {
-        initialBackoffMs: resolved.restartBackoff.initialMs,
-        maxBackoffMs: resolved.restartBackoff.maxMs,
-      },
+      restartBackoff: resolved.restartBackoff,
       commitIntervalMs: resolved.commitIntervalMs,
       eachBatch: (payload) => this.batches.eachBatch(payload),
       onCrash: (error) => {
@@ -144,11 +144,6 @@ export class KafkaEventServer
     this._status$.next('stopped');
   }
 
-  /** Readiness: the consumer runs and is a member of its group. */
-  isHealthy(): boolean {
-    return this.main.healthy;
-  }
-
   /** State, health and counters (Nest's own `status` is the observable of state changes). */
   consumerStatus(): ConsumerStatus {
     return {
@@ -166,6 +161,12 @@ export class KafkaEventServer
     return { ...this.main.assignment };
   }
 
+  /** Reads each partition's lag from the broker (the lag gauges, liveness); one read at a time. */
+  readLag(): Promise<void> {
+    this.lagRead ??= this.lag.refresh().finally(() => (this.lagRead = undefined));
+    return this.lagRead;
+  }
+
   on<EventKey extends keyof KafkaEventServerEvents>(
     event: EventKey,
     callback: KafkaEventServerEvents[EventKey],
@@ -181,7 +182,7 @@ export class KafkaEventServer
     this._status$.next('starting');
     this.registry.load(this.getHandlers());
     await this.main.start();
-    this.unregisterLag = beforeScrape(() => this.lag.refresh());
+    this.unregisterLag = beforeScrape(() => this.readLag());
     this._status$.next('running');
     const handled = this.registry.types;
     this.options.logger.log(

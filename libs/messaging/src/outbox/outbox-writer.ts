@@ -1,5 +1,5 @@
 import { traceHeaders } from '@pipeline/observability';
-import type { Sql } from '../database/sql';
+import type { Sql } from '@pipeline/database';
 import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '@pipeline/contracts';
 
 export interface OutboxWriteOptions {
@@ -35,21 +35,14 @@ const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (event_id, topic, key, type, payl
 /** One set-based INSERT of drafted rows through the caller's transaction. */
 export async function insertOutboxRows(sql: Sql, drafts: readonly OutboxRowDraft[]): Promise<void> {
   if (drafts.length === 0) return;
-  const ids: string[] = [];
-  const topics: string[] = [];
-  const keys: (string | null)[] = [];
-  const types: string[] = [];
-  const payloads: (string | null)[] = [];
-  const headers: string[] = [];
-  for (const { metadata, event } of drafts) {
-    ids.push(metadata.id);
-    topics.push(event.topic);
-    keys.push(event.key);
-    types.push(event.type);
-    payloads.push(event.payload === null ? null : JSON.stringify(event.payload));
-    headers.push(JSON.stringify(encodeHeaders(metadata)));
-  }
-  await sql.execute(INSERT_OUTBOX_ROWS, [ids, topics, keys, types, payloads, headers]);
+  await sql.execute(INSERT_OUTBOX_ROWS, [
+    drafts.map(({ metadata }) => metadata.id),
+    drafts.map(({ event }) => event.topic),
+    drafts.map(({ event }) => event.key),
+    drafts.map(({ event }) => event.type),
+    drafts.map(({ event }) => (event.payload === null ? null : JSON.stringify(event.payload))),
+    drafts.map(({ metadata }) => JSON.stringify(encodeHeaders(metadata))),
+  ]);
 }
 
 /**

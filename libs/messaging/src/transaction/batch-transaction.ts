@@ -7,11 +7,11 @@ import {
   endSpan,
   spanHeaders,
   startProcessSpan,
+  messageOf,
 } from '@pipeline/observability';
 import type pg from 'pg';
-import { inTransaction, type Sql } from '../database/sql';
+import { inTransaction, type Sql } from '@pipeline/database';
 import { asDatabaseError } from '../errors/classify-error';
-import { messageOf } from '../errors/message-of';
 import { insertOutboxRows } from '../outbox/outbox-writer';
 import type { PendingEvent } from '../events/consumed-event';
 import { TransactionScope } from '../handlers/event-batch';

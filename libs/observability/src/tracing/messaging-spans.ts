@@ -9,6 +9,7 @@ import {
   type Span,
   type TextMapGetter,
 } from '@opentelemetry/api';
+import { messageOf } from '../logging/message-of';
 
 /**
  * Messaging spans after the OpenTelemetry semantic conventions (messaging, Kafka). The names are
@@ -121,17 +122,6 @@ export function endSpan(span: Span, failure?: { readonly error: unknown }): void
     span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
   }
   span.end();
-}
-
-/** The message of anything thrown; never throws itself. A copy of messaging's: this library imports none. */
-function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name;
-  if (typeof error === 'object' && error !== null && 'message' in error) return String(error.message);
-  try {
-    return String(error);
-  } catch {
-    return Object.prototype.toString.call(error);
-  }
 }
 
 /** `traceparent`/`tracestate` of a span's context, to put on the record it sends. */

@@ -3,28 +3,33 @@ import { TerminusModule } from '@nestjs/terminus';
 import type { Admin, Kafka } from 'kafkajs';
 import type pg from 'pg';
 import {
-  ConsumerHealthIndicator,
   KAFKA_ADMIN,
   KAFKA_CLIENT,
   KAFKA_EVENT_SERVER,
-  InboxPruner,
   KafkaEventServer,
   KafkaModule,
-  PIPELINE_CONTRACTS,
-  sqlOver,
-  withTopicPrefix,
 } from '@pipeline/messaging';
+import { sqlOver } from '@pipeline/database';
 import {
   OUTBOX_RELAY_OPTIONS,
   OutboxRelayService,
   type OutboxRelayServiceOptions,
 } from '@pipeline/outbox-relay';
-import { deadLetterTopic, type ServiceName } from '@pipeline/contracts';
+import {
+  PIPELINE_CONTRACTS,
+  TopicCatalogue,
+  deadLetterTopic,
+  withTopicPrefix,
+  type ServiceName,
+} from '@pipeline/contracts';
 import { shutdownTelemetry } from '@pipeline/observability';
 import type { BaseConfig } from '../config/base-config.schema';
 import { DatabaseModule } from '../database/database.module';
 import { DATABASE_POOL, type PrismaClientClass } from '../database/database.tokens';
+import { InboxPruner } from '../database/inbox-pruner';
+import { ConsumerHealthIndicator } from '../health/consumer.health';
 import { HealthController } from '../health/health.controller';
+import { KafkaHealthIndicator } from '../health/kafka.health';
 import { OutboxHealthIndicator } from '../health/outbox.health';
 import { MetricsController } from '../metrics/metrics.controller';
 import {
@@ -32,7 +37,10 @@ import {
   ScrapeTimeGauges,
   type ScrapeTimeGaugesOptions,
 } from '../metrics/scrape-time-gauges';
+import { provisionTopics } from './provision-topics';
 import { SERVICE_CONFIG } from './service.tokens';
+
+const TOPICS_PROVISIONED = Symbol('TOPICS_PROVISIONED');
 
 /** Docker stops a container 10 s after SIGTERM; the consumer and the relay need most of them. */
 const TELEMETRY_FLUSH_MS = 3_000;
@@ -86,19 +94,28 @@ export class ServiceCoreModule implements OnApplicationShutdown {
         KafkaModule.forRoot({
           brokers: config.KAFKA_BROKERS,
           clientId: config.KAFKA_CLIENT_ID ?? `${service}-service`,
-          provisioning: config.KAFKA_PROVISION_TOPICS
-            ? {
-                partitions: config.KAFKA_TOPIC_PARTITIONS,
-                replicationFactor: config.KAFKA_REPLICATION_FACTOR,
-                minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
-              }
-            : undefined,
-          topicPrefix: prefix,
         }),
       ],
       controllers: [HealthController, MetricsController],
       providers: [
         { provide: SERVICE_CONFIG, useValue: config },
+        {
+          // KAFKA_PROVISION_TOPICS: the contracts' topics are created before anything consumes or
+          // publishes (idempotent; an existing topic is left as it is).
+          provide: TOPICS_PROVISIONED,
+          inject: [KAFKA_ADMIN],
+          useFactory: async (admin: Admin) => {
+            if (!config.KAFKA_PROVISION_TOPICS) return;
+            await admin.connect();
+            const specs = TopicCatalogue.map((spec) => ({ ...spec, name: prefix + spec.name }));
+            const { created } = await provisionTopics(admin, specs, {
+              partitions: config.KAFKA_TOPIC_PARTITIONS,
+              replicationFactor: config.KAFKA_REPLICATION_FACTOR,
+              minInsyncReplicas: config.KAFKA_MIN_INSYNC_REPLICAS,
+            });
+            if (created.length > 0) new Logger('Kafka').log(`created topics: ${created.join(', ')}`);
+          },
+        },
         { provide: OUTBOX_RELAY_OPTIONS, useValue: relayOptions },
         OutboxRelayService,
         {
@@ -146,6 +163,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
             });
           },
         },
+        KafkaHealthIndicator,
         ConsumerHealthIndicator,
         OutboxHealthIndicator,
         { provide: SCRAPE_TIME_GAUGES_OPTIONS, useValue: gaugesOptions },

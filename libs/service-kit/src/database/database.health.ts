@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { withTimeout } from '@pipeline/messaging';
+import { withTimeout } from '../health/kafka.health';
 import { DATABASE, type DatabaseClient } from './database.tokens';
 
 @Injectable()

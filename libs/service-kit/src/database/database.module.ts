@@ -9,7 +9,7 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { countStatements } from '@pipeline/messaging';
+import { countStatements } from '@pipeline/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 

@@ -1,5 +1,5 @@
 import type { PrismaPg } from '@prisma/adapter-pg';
-import type { TransactionalSqlClient } from '@pipeline/messaging';
+import type { TransactionalSqlClient } from '@pipeline/database';
 
 /** The service's generated Prisma client: HTTP reads and CRUD. */
 export const DATABASE = Symbol('DATABASE');

@@ -1,9 +1,10 @@
 import { Controller, Get, Inject } from '@nestjs/common';
 import { HealthCheck, HealthCheckService, type HealthCheckResult } from '@nestjs/terminus';
-import { ConsumerHealthIndicator, KafkaHealthIndicator } from '@pipeline/messaging';
 import { SERVICE_CONFIG } from '../bootstrap/service.tokens';
 import type { BaseConfig } from '../config/base-config.schema';
 import { DatabaseHealthIndicator } from '../database/database.health';
+import { ConsumerHealthIndicator } from './consumer.health';
+import { KafkaHealthIndicator } from './kafka.health';
 import { OutboxHealthIndicator } from './outbox.health';
 
 /**

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, type INestApplication, Module, Param, Post } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { EventErrorFilter, RetriableError } from '@pipeline/messaging';
+import { RetriableError } from '@pipeline/messaging';
+import { EventErrorFilter } from '../bootstrap/event-error.filter';
 import { configureHttpServer, createHttpAdapter } from './http-server';
 
 @Controller('things')

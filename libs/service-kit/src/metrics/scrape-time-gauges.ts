@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { Admin } from 'kafkajs';
-import { KAFKA_ADMIN, messageOf } from '@pipeline/messaging';
+import { KAFKA_ADMIN } from '@pipeline/messaging';
 import { OutboxRelayService, queryBacklog } from '@pipeline/outbox-relay';
-import { beforeScrape, PipelineMetrics } from '@pipeline/observability';
+import { beforeScrape, PipelineMetrics, messageOf } from '@pipeline/observability';
 import { DATABASE, type DatabaseClient } from '../database/database.tokens';
 
 export const SCRAPE_TIME_GAUGES_OPTIONS = Symbol('SCRAPE_TIME_GAUGES_OPTIONS');

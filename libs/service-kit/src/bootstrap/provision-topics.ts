@@ -1,6 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { TopicSpec } from '@pipeline/contracts';
-import { sleep } from '../retry/backoff';
+import { waitUntilServed } from '@pipeline/messaging';
 
 export interface ProvisioningOptions {
   readonly partitions: number;
@@ -61,28 +61,4 @@ export async function provisionTopics(
     created: missing.map((spec) => spec.name),
     existing: specs.filter((spec) => existingTopics.has(spec.name)).map((spec) => spec.name),
   };
-}
-
-/**
- * A topic that was just created can still be unknown to the broker that answers the next
- * metadata request ("This server does not host this topic-partition"); producers and consumers
- * started right after provisioning would fail. Wait until every partition has a leader.
- */
-export async function waitUntilServed(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const { topics: metadata } = await admin.fetchTopicMetadata({ topics });
-      if (
-        metadata.every((topic) => topic.partitions.length > 0 && topic.partitions.every((p) => p.leader >= 0))
-      ) {
-        return;
-      }
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`topics not served within ${timeoutMs} ms: ${topics.join(', ')}`);
-    await sleep(100);
-  }
 }

@@ -1,6 +1,5 @@
 import { PipelineMetrics } from '@pipeline/observability';
 import type pg from 'pg';
-import { RetriableError } from '../errors/pipeline-error';
 import type { SqlClient } from './sql-client';
 
 /**
@@ -36,8 +35,8 @@ export function sqlOverPrisma(client: SqlClient): Sql {
 
 export interface InTransactionOptions {
   /**
-   * Gives up when the pool has no connection for us within this time, with a RetriableError of
-   * SQLSTATE 08001 (sqlclient_unable_to_establish_sqlconnection), which `isUnavailable` reads as
+   * Gives up when the pool has no connection for us within this time, with a ConnectTimeoutError
+   * (SQLSTATE 08001, sqlclient_unable_to_establish_sqlconnection), which `isUnavailable` reads as
    * the database being unavailable: an HTTP request gets 503 with Retry-After. Without it the
    * caller waits in the pool's queue as long as it takes.
    */
@@ -75,6 +74,13 @@ export async function inTransaction<R>(
   }
 }
 
+/** SQLSTATE 08001 (sqlclient_unable_to_establish_sqlconnection): the database is unavailable for now. */
+export class ConnectTimeoutError extends Error {
+  override readonly name = 'ConnectTimeoutError';
+  readonly code = '08001';
+  readonly retriable = true;
+}
+
 async function connect(pool: pg.Pool, timeoutMs: number | undefined): Promise<pg.PoolClient> {
   if (timeoutMs === undefined) return pool.connect();
   const pending = pool.connect();
@@ -86,7 +92,7 @@ async function connect(pool: pg.Pool, timeoutMs: number | undefined): Promise<pg
         (client) => client.release(),
         () => undefined,
       );
-      reject(new RetriableError(`no database connection free within ${timeoutMs} ms`, { code: '08001' }));
+      reject(new ConnectTimeoutError(`no database connection free within ${timeoutMs} ms`));
     }, timeoutMs);
   });
   try {

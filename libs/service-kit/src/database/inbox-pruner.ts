@@ -1,7 +1,6 @@
 import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
-import { PipelineMetrics } from '@pipeline/observability';
-import type { Sql } from '../database/sql';
-import { messageOf } from '../errors/message-of';
+import { PipelineMetrics, messageOf } from '@pipeline/observability';
+import { type Sql } from '@pipeline/database';
 
 /**
  * As long as the consumed topics can hold a record: 7 days of `retention.ms`, 1 day of

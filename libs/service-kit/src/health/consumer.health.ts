@@ -1,9 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import type { Admin, Kafka } from 'kafkajs';
-import { ConsumerLagReader } from './consumer-lag';
-import type { KafkaEventServer } from './kafka-event-server';
-import { KAFKA_ADMIN, KAFKA_CLIENT, KAFKA_EVENT_SERVER } from '../kafka/kafka.tokens';
+import { KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
 import { withTimeout } from './kafka.health';
 
 /** Below the liveness probe's timeout: a slow broker never fails liveness, it only delays a verdict. */
@@ -16,21 +13,10 @@ const LAG_READ_TIMEOUT_MS = 2_000;
  */
 @Injectable()
 export class ConsumerHealthIndicator {
-  private readonly lag: ConsumerLagReader;
-  private reading: Promise<void> | undefined;
-
   constructor(
     @Inject(KAFKA_EVENT_SERVER) private readonly server: KafkaEventServer,
-    @Inject(KAFKA_CLIENT) kafka: Kafka,
-    @Inject(KAFKA_ADMIN) admin: Admin,
     private readonly health: HealthIndicatorService,
-  ) {
-    const { groupId, topics } = server.consumerStatus();
-    this.lag = new ConsumerLagReader(kafka, groupId, topics, admin, (topic, partition, lag) => {
-      const assigned = this.server.assignment()[topic]?.includes(partition) === true;
-      this.server.progress.lag(topic, partition, assigned ? lag : 0);
-    });
-  }
+  ) {}
 
   isHealthy(key = 'consumer'): HealthIndicatorResult {
     const indicator = this.health.check(key);
@@ -44,8 +30,7 @@ export class ConsumerHealthIndicator {
   /** Reads the lag from the broker first; while it cannot be read, nothing counts as stalled. */
   async isLive(stallTimeoutMs: number, key = 'progress'): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
-    this.reading ??= this.lag.refresh().finally(() => (this.reading = undefined));
-    await withTimeout(this.reading, LAG_READ_TIMEOUT_MS, 'Kafka').catch(() =>
+    await withTimeout(this.server.readLag(), LAG_READ_TIMEOUT_MS, 'Kafka').catch(() =>
       this.server.progress.lagUnknown(),
     );
     const stalled = this.server.progress.stalled(stallTimeoutMs);

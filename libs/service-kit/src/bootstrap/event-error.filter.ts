@@ -2,8 +2,7 @@ import { Catch, ServiceUnavailableException, type ArgumentsHost } from '@nestjs/
 import { BaseExceptionFilter } from '@nestjs/core';
 import { BaseRpcExceptionFilter } from '@nestjs/microservices';
 import { throwError, type Observable } from 'rxjs';
-import { isUnavailable } from '../errors/classify-error';
-import { isHandlerContext } from '../handlers/event-batch';
+import { isHandlerContext, isUnavailable } from '@pipeline/messaging';
 
 /**
  * Hands an event handler's error back to KafkaEventServer unchanged. Without it Nest's default

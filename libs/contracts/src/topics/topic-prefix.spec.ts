@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_CONTRACTS } from '../events/event-contracts';
+import { PIPELINE_CONTRACTS } from '../envelope/record-triage';
 import { withoutTopicPrefix, withTopicPrefix } from './topic-prefix';
 
 describe('withTopicPrefix', () => {

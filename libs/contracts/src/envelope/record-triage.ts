@@ -1,14 +1,7 @@
-import {
-  EventCatalogue,
-  EventHeaders,
-  acceptedDataSchemasOf,
-  decodeEnvelope,
-  isDeclaredFor,
-  isEventType,
-  readEvent,
-  type EventMetadata,
-} from '@pipeline/contracts';
-import type { KafkaMessage } from 'kafkajs';
+import { EventCatalogue, isDeclaredFor, isEventType } from '../events/event-catalogue';
+import { acceptedDataSchemasOf, readEvent } from '../events/read-event';
+import { decodeEnvelope, type EventMetadata, type RawHeaders } from './event-envelope';
+import { EventHeaders } from './header-names';
 
 export type ParseResult =
   | { readonly ok: true; readonly type: string; readonly payload: unknown }
@@ -51,7 +44,7 @@ export type Triage =
  */
 export function triageRecord(
   topic: string,
-  message: KafkaMessage,
+  message: { readonly value: Buffer | null; readonly headers?: RawHeaders },
   contracts: EventContracts,
   hasHandler: (type: string) => boolean,
 ): Triage {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { Admin } from 'kafkajs';
-import { KAFKA_ADMIN } from '../kafka/kafka.tokens';
+import { KAFKA_ADMIN } from '@pipeline/messaging';
 
 /** Ready only when a broker answers a metadata request within the timeout. */
 @Injectable()

@@ -1,0 +1,2 @@
+export * from './sql';
+export * from './sql-client';
