@@ -1,4 +1,5 @@
 import type { Admin } from 'kafkajs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readGroupLag, type LoadProgress, type SecondPoint } from '@pipeline/load';
 import { rssMiB } from '../bench/proc-stats';
 import { outboxBacklog, stackProcesses } from './local-stack';
@@ -11,6 +12,19 @@ export interface SamplerOptions {
   readonly groups: Readonly<Record<string, readonly string[]>>;
   readonly intervalSeconds: number;
   readonly onSample: (sample: SoakSample) => void;
+}
+
+/**
+ * The consumers commit offsets at most once per CONSUMER_COMMIT_INTERVAL_MS (1 s by default), so a
+ * group's lag is a sawtooth with that period. Read on the load's whole seconds it would be read at
+ * a phase of that sawtooth that drifts only slowly: the samples then sit at one level for minutes
+ * and at another later, which looks like growth. A random phase samples the whole tooth instead.
+ */
+export function lagReadDelayMs(
+  random: () => number = Math.random,
+  commitIntervalMs = Number(process.env.CONSUMER_COMMIT_INTERVAL_MS ?? 1_000) || 1_000,
+): number {
+  return random() * commitIntervalMs;
 }
 
 /**
@@ -65,6 +79,7 @@ export class SoakSampler {
   }
 
   private async lag(): Promise<Record<string, number | null>> {
+    await sleep(lagReadDelayMs());
     const entries = await Promise.all(
       Object.entries(this.options.groups).map(async ([group, topics]) => {
         const lag = await readGroupLag(this.options.admin, group, topics).catch(() => null);
