@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { withTimeout } from '../health/kafka.health';
+import { timedCheck } from '../health/timed-check';
 import { DATABASE, type DatabaseClient } from './database.tokens';
 
 @Injectable()
@@ -12,12 +12,11 @@ export class DatabaseHealthIndicator {
 
   /** Down when `SELECT 1` fails or takes longer than `timeoutMs` (below the readiness probe's). */
   async isHealthy(key = 'database', timeoutMs = 2_000): Promise<HealthIndicatorResult> {
-    const indicator = this.health.check(key);
-    try {
-      await withTimeout(this.client.$queryRawUnsafe('SELECT 1'), timeoutMs, 'the database');
-      return indicator.up();
-    } catch (error) {
-      return indicator.down({ message: error instanceof Error ? error.message : String(error) });
-    }
+    return timedCheck(
+      this.health.check(key),
+      this.client.$queryRawUnsafe('SELECT 1'),
+      timeoutMs,
+      'the database',
+    );
   }
 }

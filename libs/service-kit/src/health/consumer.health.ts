@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import { KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
-import { withTimeout } from './kafka.health';
+import { withTimeout } from './timed-check';
 
 /** Below the liveness probe's timeout: a slow broker never fails liveness, it only delays a verdict. */
 const LAG_READ_TIMEOUT_MS = 2_000;
