@@ -18,7 +18,7 @@ import { renderSampleLine, renderSoakHtml, type SoakResult } from './soak-report
 import { SoakSampler } from './soak-sampler';
 import {
   clock,
-  defaultLagBound,
+  LagBoundSeconds,
   formatSoakVerdict,
   judgeSoak,
   renderChecks,
@@ -78,11 +78,11 @@ async function run(config: SoakConfig, outDir: string, rate: RateChoice, admin: 
     warmupSeconds: config.warmupMinutes * 60,
     windowSeconds: config.windowMinutes * 60,
     maxRssGrowth: 0.1,
-    lagBound: config.lagBound ?? defaultLagBound(rate.rate),
+    ...(config.lagBound === undefined ? {} : { lagBound: config.lagBound }),
   };
   if (config.minutes < 30) say(`${config.minutes} minutes: a check of the tool, not a soak (>= 30 minutes)`);
   say(
-    `judging RSS from ${clock(policy.warmupSeconds)} (median windows of up to ${clock(policy.windowSeconds)}), lag against ${policy.lagBound} records per group`,
+    `judging RSS from ${clock(policy.warmupSeconds)} (median windows of up to ${clock(policy.windowSeconds)}), lag against ${policy.lagBound === undefined ? `${LagBoundSeconds} s of each group's input (at least 100 records)` : `${policy.lagBound} records`} per group`,
   );
   const groups = Object.fromEntries(
     Object.entries(load.groups).map(([g, topics]) => [g, topics.map((t) => load.topicPrefix + t)]),

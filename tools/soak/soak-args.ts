@@ -39,7 +39,7 @@ grew by less than 10 % after the warm-up; each group's lag stayed bounded. A soa
                          of the last window (default 2; at most a third of the time after warm-up)
   --sample-seconds <s>   one sample and one progress line every <s> seconds (default 10)
   --lag-bound <records>  the most lag a group may have in the last third (default: 10 seconds
-                         of orders at the rate, at least 100 records)
+                         of what the group's own topics receive, at least 100 records)
   --steps <list>, --step-seconds <s>, --warmup-max-seconds <s>, --quick
                          the ramp's, as npm run bench takes them (without --rate only)
   --out <dir>            report folder (default reports/soak-<time>)

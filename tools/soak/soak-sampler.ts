@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readGroupLag, type LoadProgress, type SecondPoint } from '@pipeline/load';
+import { readGroupPosition, type LoadProgress, type SecondPoint } from '@pipeline/load';
 import { rssMiB } from '../bench/proc-stats';
 import { outboxBacklog, stackProcesses } from './local-stack';
 import type { SoakSample } from './soak-verdict';
@@ -55,7 +55,7 @@ export class SoakSampler {
   private async take(state: LoadProgress): Promise<void> {
     const t = Math.round(state.elapsedSeconds * 10) / 10;
     const processes = stackProcesses(this.options.repoRoot);
-    const [lag, backlog] = await Promise.all([
+    const [{ lag, ends }, backlog] = await Promise.all([
       this.lag(),
       Promise.all(
         processes.map((p) => (p.service === 'console' ? Promise.resolve(undefined) : outboxBacklog(p.port))),
@@ -67,6 +67,7 @@ export class SoakSampler {
         t > this.previous.t ? (state.placed - this.previous.placed) / (t - this.previous.t) : 0,
       e2eP99Ms: this.worstSecond(t),
       lag,
+      topicEnds: ends,
       outboxBacklog: Object.fromEntries(
         processes.flatMap((p, i) => (p.service === 'console' ? [] : [[p.name, backlog[i] ?? null]])),
       ),
@@ -78,15 +79,19 @@ export class SoakSampler {
     this.options.onSample(sample);
   }
 
-  private async lag(): Promise<Record<string, number | null>> {
+  /** Each group's lag and its topics' end offsets, or null where they could not be read. */
+  private async lag(): Promise<{ lag: Record<string, number | null>; ends: Record<string, number | null> }> {
     await sleep(lagReadDelayMs());
     const entries = await Promise.all(
       Object.entries(this.options.groups).map(async ([group, topics]) => {
-        const lag = await readGroupLag(this.options.admin, group, topics).catch(() => null);
-        return [group, lag] as const;
+        const read = await readGroupPosition(this.options.admin, group, topics).catch(() => null);
+        return [group, read] as const;
       }),
     );
-    return Object.fromEntries(entries);
+    return {
+      lag: Object.fromEntries(entries.map(([group, read]) => [group, read?.lag ?? null])),
+      ends: Object.fromEntries(entries.map(([group, read]) => [group, read?.end ?? null])),
+    };
   }
 
   /** The highest per-second p99 among the seconds since the last sample, which are then dropped. */

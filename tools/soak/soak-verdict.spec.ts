@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { LoadReport } from '@pipeline/load';
 import {
   clock,
-  defaultLagBound,
+  lagBoundOf,
   judgeSoak,
   lagCheck,
   median,
@@ -197,9 +197,27 @@ describe('lagCheck', () => {
     expect(check.summary).toContain('payment-service not read');
   });
 
-  it('bounds lag at ten seconds of orders by default, at least 100 records', () => {
-    expect(defaultLagBound(8)).toBe(100);
-    expect(defaultLagBound(150)).toBe(1500);
+  it("bounds lag at ten seconds of a group's input by default, at least 100 records", () => {
+    expect(lagBoundOf(8)).toBe(100);
+    expect(lagBoundOf(150)).toBe(1500);
+  });
+
+  it('without --lag-bound, bounds each group by ten seconds of what its own topics receive', () => {
+    // 50 orders/s; email-service reads two records an order (100/s), payment-service one (50/s).
+    const samples = soak(
+      () => 150,
+      (t) => (t === 1500 ? 700 : 100),
+    ).map((sample) => ({
+      ...sample,
+      lag: { ...sample.lag, 'email-service': sample.t === 1500 ? 700 : 150 },
+      topicEnds: { 'payment-service': 50 * sample.t, 'email-service': 100 * sample.t },
+    }));
+    const { lagBound: _explicit, ...perGroup } = policy;
+    const check = lagCheck(samples, perGroup);
+    expect(check.pass).toBe(false);
+    expect(check.summary).toContain('payment-service reached 700 > 500 records (10 s of 50 records/s)');
+    expect(check.summary).not.toContain('email-service');
+    expect(check.details.find((line) => line.startsWith('email-service'))).toContain('bound 1000');
   });
 });
 

@@ -13,8 +13,17 @@ export async function readGroupLag(
   groupId: string,
   topics: readonly string[],
 ): Promise<number> {
+  return (await readGroupPosition(admin, groupId, topics)).lag;
+}
+
+/** The group's lag, and the sum of its topics' end offsets (what was ever written to them). */
+export async function readGroupPosition(
+  admin: Admin,
+  groupId: string,
+  topics: readonly string[],
+): Promise<{ lag: number; end: number }> {
   const committed = await admin.fetchOffsets({ groupId, topics: [...topics] });
-  let lag = 0;
+  let [lag, total] = [0, 0];
   for (const { topic, partitions } of committed) {
     const ends = await admin.fetchTopicOffsets(topic);
     const endOf = new Map(ends.map((p) => [p.partition, Number(p.high)]));
@@ -22,9 +31,10 @@ export async function readGroupLag(
       const end = endOf.get(partition) ?? 0;
       const at = Number(offset) < 0 ? 0 : Number(offset);
       lag += Math.max(0, end - at);
+      total += end;
     }
   }
-  return lag;
+  return { lag, end: total };
 }
 
 export class LagMonitor {
