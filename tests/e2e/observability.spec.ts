@@ -42,13 +42,20 @@ afterAll(async () => {
 
 const span = (spans: readonly ZipkinSpan[], id: string) => spans.find((s) => s.id === id);
 
-/** The one span that is a child of `parent` and matches: the next hop of the causal chain. */
+/** A span that ended with an error: an attempt the pipeline repeated (a send, a process). */
+const failed = (s: ZipkinSpan) => s.tags?.['otel.status_code'] === 'ERROR';
+
+/**
+ * The one span that is a child of `parent`, matches and succeeded: the next hop of the causal
+ * chain. Failed attempts beside it are allowed (the relay repeats a failed send, the consumer a
+ * failed process, each attempt its own span) and reported with their error.
+ */
 function hop(
   spans: readonly ZipkinSpan[],
   parent: ZipkinSpan | { id: string },
   match: { service: string; kind: ZipkinSpan['kind']; eventType?: string; name?: string },
 ): ZipkinSpan {
-  const found = spans.filter(
+  const matching = spans.filter(
     (s) =>
       s.parentId === parent.id &&
       serviceOf(s) === match.service &&
@@ -57,6 +64,10 @@ function hop(
       (match.name === undefined || s.name?.toLowerCase() === match.name.toLowerCase()),
   );
   const what = `${match.kind} span of ${match.service} ${match.eventType ?? match.name ?? ''} under ${parent.id}`;
+  for (const attempt of matching.filter(failed)) {
+    console.info(`${what}: a failed attempt, repeated: ${attempt.tags?.['error'] ?? '(no message)'}`);
+  }
+  const found = matching.filter((s) => !failed(s));
   expect(found, what).toHaveLength(1);
   return found[0]!;
 }
