@@ -18,9 +18,9 @@ import { renderSampleLine, renderSoakHtml, type SoakResult } from './soak-report
 import { SoakSampler } from './soak-sampler';
 import {
   clock,
-  LagBoundSeconds,
   formatSoakVerdict,
   judgeSoak,
+  lagBoundText,
   renderChecks,
   type SoakPolicy,
 } from './soak-verdict';
@@ -82,7 +82,7 @@ async function run(config: SoakConfig, outDir: string, rate: RateChoice, admin: 
   };
   if (config.minutes < 30) say(`${config.minutes} minutes: a check of the tool, not a soak (>= 30 minutes)`);
   say(
-    `judging RSS from ${clock(policy.warmupSeconds)} (median windows of up to ${clock(policy.windowSeconds)}), lag against ${policy.lagBound === undefined ? `${LagBoundSeconds} s of each group's input (at least 100 records)` : `${policy.lagBound} records`} per group`,
+    `judging RSS from ${clock(policy.warmupSeconds)} (median windows of up to ${clock(policy.windowSeconds)}), each group's lag against ${lagBoundText(policy)}`,
   );
   const groups = Object.fromEntries(
     Object.entries(load.groups).map(([g, topics]) => [g, topics.map((t) => load.topicPrefix + t)]),

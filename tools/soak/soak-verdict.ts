@@ -61,9 +61,16 @@ export const MinGrowingLag = SustainableLimits.minGrowingLagRecords;
  * 1 s, only a stall reaches it, not a GC pause or one slow batch.
  */
 export const LagBoundSeconds = 10;
+const MinLagBoundRecords = 100;
 
 export const lagBoundOf = (recordsPerSecond: number): number =>
-  Math.max(100, Math.ceil(LagBoundSeconds * recordsPerSecond));
+  Math.max(MinLagBoundRecords, Math.ceil(LagBoundSeconds * recordsPerSecond));
+
+/** The lag bound a policy sets, in words: `--lag-bound`'s records, or each group's own. */
+export const lagBoundText = (policy: SoakPolicy): string =>
+  policy.lagBound === undefined
+    ? `${LagBoundSeconds} s of its input (at least ${MinLagBoundRecords} records)`
+    : `${policy.lagBound} records`;
 
 /** Records per second written to a group's topics between the first and the last of `samples`. */
 export function inputRate(samples: readonly SoakSample[], group: string): number | undefined {
@@ -187,7 +194,7 @@ export function lagCheck(samples: readonly SoakSample[], policy: SoakPolicy): So
         ? `${failures.join(', ')} (${thirds})`
         : details.length === 0
           ? 'no lag was sampled'
-          : `every group within ${policy.lagBound === undefined ? `${LagBoundSeconds} s of its input` : `${policy.lagBound} records`} and not growing (${thirds})`,
+          : `every group within ${lagBoundText(policy)} and not growing (${thirds})`,
     details,
   };
 }
