@@ -47,6 +47,23 @@ ensure_chromium() {
   log "$("$browser" --version 2>/dev/null | head -n 1)"
 }
 
+# The interoperability tests write records with a Kafka client nobody here wrote: Debian's kcat
+# (librdkafka). Installed from Debian's packages when missing, as Chromium is.
+ensure_kcat() {
+  if command -v kcat >/dev/null; then return 0; fi
+  if ! command -v apt-get >/dev/null; then
+    log "no kcat on PATH and no apt-get to install it" >&2
+    return 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
+  log "installing kcat from Debian's packages (apt-get install kcat)"
+  $sudo apt-get update -qq >/dev/null || { log "apt-get update failed" >&2; return 1; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends kcat >/dev/null \
+    || { log "apt-get install kcat failed" >&2; return 1; }
+  log "$(kcat -V 2>/dev/null | head -n 1)"
+}
+
 build_all() {
   bash scripts/prisma-generate.sh
   bash scripts/build.sh
@@ -61,6 +78,7 @@ begin_test_run() {
   ensure_dependencies
   ensure_postgres
   ensure_chromium
+  ensure_kcat
   build_all
 }
 

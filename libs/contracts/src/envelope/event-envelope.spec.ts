@@ -60,4 +60,42 @@ describe('the CloudEvents envelope', () => {
     expect(headerValue({ a: undefined }, 'a')).toBeUndefined();
     expect(headerValue(undefined, 'a')).toBeUndefined();
   });
+
+  it('reads a null header value (length -1 on the wire) as absent, never throws', () => {
+    expect(headerValue({ a: null }, 'a')).toBeUndefined();
+    expect(headerValue({ a: [null, Buffer.from('2')] }, 'a')).toBeUndefined();
+    expect(headerValue(null, 'a')).toBeUndefined();
+    const headers = asKafka(encodeHeaders(metadataOf(event, 'order-service')));
+    expect(decodeEnvelope(json, { ...headers, [EventHeaders.traceparent]: null, other: null })).toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    expect(decodeEnvelope(json, { ...headers, [EventHeaders.type]: null })).toEqual({
+      ok: false,
+      reason: `missing required headers: ${EventHeaders.type}`,
+    });
+  });
+
+  it('refuses an envelope header that repeats or is not UTF-8, and ignores the shape of other headers', () => {
+    const headers = asKafka(encodeHeaders(metadataOf(event, 'order-service')));
+    const type = Buffer.from('order.placed');
+    expect(decodeEnvelope(json, { ...headers, [EventHeaders.type]: [type, Buffer.from('x')] })).toEqual({
+      ok: false,
+      reason: `header ${EventHeaders.type} repeats (2 values)`,
+    });
+    expect(decodeEnvelope(json, { ...headers, [EventHeaders.id]: Buffer.from([0xc3, 0x28]) })).toEqual({
+      ok: false,
+      reason: `header ${EventHeaders.id} is not UTF-8`,
+    });
+    const many = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`x-${i}`, Buffer.from([0xff])]));
+    const odd = { ...many, empty: Buffer.alloc(0), twice: [Buffer.from('a'), null] };
+    expect(decodeEnvelope(json, { ...headers, ...odd })).toMatchObject({
+      ok: true,
+      payload: { orderId: 'o-1' },
+    });
+    expect(decodeEnvelope(json, { ...headers, [EventHeaders.type]: [null, type] })).toMatchObject({
+      ok: true,
+    });
+  });
 });

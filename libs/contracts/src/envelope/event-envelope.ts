@@ -79,22 +79,65 @@ export function encodeHeaders(metadata: EventMetadata): RecordHeaders {
   return headers;
 }
 
-/** Kafka header values arrive as Buffers (or arrays of them when a header repeats). */
-export type RawHeaders = Record<string, Buffer | string | (Buffer | string)[] | undefined>;
+/**
+ * Kafka header values as clients decode them: Buffers, an array when a name repeats, and `null`
+ * for a header whose value is null (length -1 on the wire: librdkafka and the Java client write it).
+ */
+export type RawHeaderValue = Buffer | string | null;
+export type RawHeaders = Record<string, RawHeaderValue | RawHeaderValue[] | undefined>;
 
-export function headerValue(headers: RawHeaders | undefined, name: string): string | undefined {
+/**
+ * A header's first value as text, for readers that show or route records (console, dead-letter
+ * tools): a null value reads as absent, bytes that are not UTF-8 as replacement characters. Never
+ * throws, whatever the header's shape. The envelope reads its own headers strictly (below).
+ */
+export function headerValue(headers: RawHeaders | null | undefined, name: string): string | undefined {
   const raw = headers?.[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
-  return value === undefined ? undefined : value.toString();
+  return value === undefined || value === null ? undefined : value.toString();
 }
 
-export function readHeaders(headers: RawHeaders | undefined): RecordHeaders {
+/** Every header as text (`headerValue` of each name); null values are left out. */
+export function readHeaders(headers: RawHeaders | null | undefined): RecordHeaders {
   const result: RecordHeaders = {};
   for (const name of Object.keys(headers ?? {})) {
     const value = headerValue(headers, name);
     if (value !== undefined) result[name] = value;
   }
   return result;
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The envelope's own headers, read strictly: a CloudEvents attribute that repeats, or whose bytes
+ * are not UTF-8, makes the record unreadable (which value would be the event's?). A null value
+ * reads as absent. Other headers are never looked at.
+ */
+function readEnvelopeHeaders(
+  headers: RawHeaders | null | undefined,
+): { ok: true; read: RecordHeaders } | { ok: false; reason: string } {
+  const read: RecordHeaders = {};
+  for (const name of Object.values(EventHeaders)) {
+    const raw = headers?.[name];
+    if (raw === undefined || raw === null) continue;
+    if (Array.isArray(raw)) {
+      const present = raw.filter((value) => value !== null);
+      if (present.length > 1) return { ok: false, reason: `header ${name} repeats (${raw.length} values)` };
+      if (present.length === 0) continue;
+    }
+    const value = Array.isArray(raw) ? raw.find((item) => item !== null)! : raw;
+    if (typeof value === 'string') {
+      read[name] = value;
+      continue;
+    }
+    try {
+      read[name] = STRICT_UTF8.decode(value);
+    } catch {
+      return { ok: false, reason: `header ${name} is not UTF-8` };
+    }
+  }
+  return { ok: true, read };
 }
 
 export type DecodedEnvelope =
@@ -106,9 +149,14 @@ export type DecodedEnvelope =
  * headers, wrong spec version, bytes that are not JSON) is reported, never thrown: the caller
  * dead-letters it at once.
  */
-export function decodeEnvelope(value: Buffer | null, headers: RawHeaders | undefined): DecodedEnvelope {
-  // Every header is decoded once: this runs for every record a service reads.
-  const read = readHeaders(headers);
+export function decodeEnvelope(
+  value: Buffer | null,
+  headers: RawHeaders | null | undefined,
+): DecodedEnvelope {
+  // Each envelope header is decoded once: this runs for every record a service reads.
+  const envelope = readEnvelopeHeaders(headers);
+  if (!envelope.ok) return envelope;
+  const { read } = envelope;
   const missing = RequiredEventHeaderNames.filter((name) => !read[name]);
   if (missing.length > 0) return { ok: false, reason: `missing required headers: ${missing.join(', ')}` };
   const specVersion = read[EventHeaders.specVersion];
