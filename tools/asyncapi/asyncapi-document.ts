@@ -162,7 +162,11 @@ function deadLetterHeaderSchemas(): Record<keyof typeof DeadLetterHeaders, JsonS
   return {
     originalTopic: string('The topic the record was consumed from.', { minLength: 1 }),
     originalPartition: string('Its partition (decimal).', digits),
-    originalOffset: string('Its offset (decimal).', digits),
+    originalOffset: string('Its offset (decimal); for an undecodable batch, its first offset.', digits),
+    originalLastOffset: string(
+      'An undecodable batch (`error_code` `UndecodableBatch`): its last offset (decimal). Such a letter has no key, no value and no original headers.',
+      digits,
+    ),
     error: string('The error message.'),
     errorClass: string(
       '`retriable`: attempts were exhausted; `fatal`: poison (not JSON, schema violation, undeclared type, missing headers), dead-lettered at once.',
@@ -177,7 +181,9 @@ function deadLetterHeaderSchemas(): Record<keyof typeof DeadLetterHeaders, JsonS
         enum: ['relay'],
       },
     ),
-    errorCode: string('A stable code of the failure: `RecordTooLarge` (relay letters).'),
+    errorCode: string(
+      'A stable code of the failure: `RecordTooLarge` (relay letters), `UndecodableBatch` (a consumer could not decode a record batch: a codec it lacks, or corrupt bytes).',
+    ),
     recordBytes: string('Relay letters: what the original record weighs (decimal bytes).', digits),
     limitBytes: string(
       "Relay letters: the limit it is over, the relay's `OUTBOX_MAX_BATCH_BYTES` (decimal bytes).",

@@ -4,6 +4,7 @@
  * is not running; this needs it running: `node dist/tools/soak/main.js --help`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
+import { registerCompressionCodecs } from '@pipeline/kafka-codecs';
 import { resolve } from 'node:path';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { renderHtmlReport, renderSummary, runLoad, type LoadReport } from '@pipeline/load';
@@ -52,6 +53,7 @@ async function soak(config: SoakConfig, outDir: string): Promise<number> {
   say(`stack: ${processes.map((p) => `${p.name} (pid ${p.pid})`).join(', ')}; reports: ${outDir}`);
   await mkdir(outDir, { recursive: true });
   const brokers = [...loadConfig(config, 1).kafkaBrokers];
+  registerCompressionCodecs();
   const kafka = new Kafka({ brokers, clientId: 'soak', logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();

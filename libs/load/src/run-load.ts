@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { registerCompressionCodecs } from '@pipeline/kafka-codecs';
 import { Kafka, logLevel, type logCreator } from 'kafkajs';
 import { LagMonitor } from './lag-monitor';
 import type { LoadConfig } from './load-config';
@@ -59,6 +60,8 @@ export async function runLoad(config: LoadConfig, options: RunLoadOptions = {}):
     ({ namespace, log: entry }) =>
       options.kafkaLog?.(`[kafkajs] ${namespace} ${String(entry.message)}`);
   // kafkajs itself, not @pipeline/messaging: its barrel loads NestJS, about 0.5 s of CPU per start.
+  // The codecs still: the watcher reads `orders`, which any client may have compressed.
+  registerCompressionCodecs();
   const kafka = new Kafka({
     brokers: [...config.kafkaBrokers],
     clientId: 'loadgen',

@@ -1,5 +1,6 @@
 import type { Kafka, TopicMessages } from 'kafkajs';
 import type { Sql } from '@pipeline/database';
+import type { CompressionName } from '@pipeline/kafka-codecs';
 
 /** The slice of Nest's `LoggerService` the relay uses; a Nest `Logger` fits. */
 export interface OutboxRelayLogger {
@@ -45,6 +46,8 @@ export interface OutboxRelayOptions {
    * dies before a follower copied it. Only to demonstrate that.
    */
   readonly acks?: OutboxAcks;
+  /** The codec of the relay's record batches (`KAFKA_COMPRESSION`). Default none. */
+  readonly compression?: CompressionName;
   /** Advisory-lock key. Default: derived from `service`, stable. */
   readonly lockKey?: number;
   /** Upper bound on the flush `stop()` performs when the broker or database fails. Default 10000. */

@@ -6,6 +6,7 @@ import {
   type OnApplicationShutdown,
 } from '@nestjs/common';
 import type { Kafka } from 'kafkajs';
+import type { CompressionName } from '@pipeline/kafka-codecs';
 import { KAFKA_CLIENT } from '@pipeline/messaging';
 import { OutboxRelay } from './outbox-relay';
 import type { OutboxAcks, OutboxRelayOptions } from './outbox-relay.options';
@@ -20,6 +21,7 @@ export interface OutboxRelayServiceOptions {
   readonly lingerMs?: number;
   readonly pollIntervalMs?: number;
   readonly acks?: OutboxAcks;
+  readonly compression?: CompressionName;
   readonly topicPrefix?: string;
   readonly onPublished?: OutboxRelayOptions['onPublished'];
 }

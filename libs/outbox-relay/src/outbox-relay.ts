@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { AdaptiveLinger, backoffDelay, sleep } from '@pipeline/messaging';
+import { CompressionTypeOf } from '@pipeline/kafka-codecs';
 import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
@@ -61,7 +62,11 @@ export class OutboxRelay {
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
     this.lockKey = options.lockKey ?? outboxLockKey(options.service);
     this.logger = options.logger ?? consoleLogger;
-    this.publisher = new RelayPublisher(options, options.acks === '1' ? 1 : -1, this.logger, this.name);
+    const delivery = {
+      acks: options.acks === '1' ? (1 as const) : (-1 as const),
+      compression: CompressionTypeOf[options.compression ?? 'none'],
+    };
+    this.publisher = new RelayPublisher(options, delivery, this.logger, this.name);
   }
 
   get stats(): OutboxRelayStats {

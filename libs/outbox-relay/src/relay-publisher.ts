@@ -7,7 +7,7 @@ import { toTopicMessages, type OutboxRow } from './outbox-table';
 import { attempt } from './relay-failure';
 import { RelayProducer, createRelayProducer } from './relay-producer';
 import { isTooLarge, relaySends, rowBytes } from './relay-batch';
-import { countPublished, sendRows } from './relay-send';
+import { countPublished, sendRows, type Delivery } from './relay-send';
 import { countRelayDeadLetter, relayDeadLetter } from './relay-dead-letter';
 import { PendingPublished, publishedRecords } from './published-records';
 import type { OutboxRelayLogger, OutboxRelayOptions, OutboxRelayStats } from './outbox-relay.options';
@@ -39,7 +39,7 @@ export class RelayPublisher {
 
   constructor(
     private readonly options: OutboxRelayOptions,
-    private readonly acks: -1 | 1,
+    private readonly delivery: Delivery,
     private readonly logger: OutboxRelayLogger,
     private readonly name: string,
   ) {
@@ -95,7 +95,12 @@ export class RelayPublisher {
     await this.options.beforeSend?.(toTopicMessages(rows, this.prefix));
     const producer = await attempt('broker', () => this.producer.connected());
     await fence();
-    const { traced, topicMessages, sent, latencyMs } = await sendRows(producer, rows, this.acks, this.prefix);
+    const { traced, topicMessages, sent, latencyMs } = await sendRows(
+      producer,
+      rows,
+      this.delivery,
+      this.prefix,
+    );
     for (const row of rows) done.push(row.id);
     this.counters.published += rows.length;
     this.counters.batches += 1;
@@ -134,7 +139,7 @@ export class RelayPublisher {
     const producer = await attempt('broker', () => this.producer.connected());
     await fence();
     await attempt('broker', () =>
-      producer.send({ topic: this.deadLetterTopic, acks: this.acks, messages: [letter] }),
+      producer.send({ ...this.delivery, topic: this.deadLetterTopic, messages: [letter] }),
     );
     done.push(row.id);
     this.counters.deadLettered += 1;

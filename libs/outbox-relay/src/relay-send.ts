@@ -8,7 +8,7 @@ import {
   spanHeaders,
   startSendSpan,
 } from '@pipeline/observability';
-import type { Producer, RecordMetadata, TopicMessages } from 'kafkajs';
+import type { CompressionTypes, Producer, RecordMetadata, TopicMessages } from 'kafkajs';
 import { toTopicMessages, type OutboxRow } from './outbox-table';
 import { attempt } from './relay-failure';
 
@@ -21,18 +21,24 @@ export interface SentRows {
   readonly latencyMs: number;
 }
 
+/** How the relay's records are sent: the acknowledgement it waits for, the batches' codec. */
+export interface Delivery {
+  readonly acks: -1 | 1;
+  readonly compression: CompressionTypes;
+}
+
 /** One `sendBatch` of `rows`, each row of a sampled trace with a `send <topic>` span. */
 export async function sendRows(
   producer: Producer,
   rows: readonly OutboxRow[],
-  acks: -1 | 1,
+  delivery: Delivery,
   topicPrefix = '',
 ): Promise<SentRows> {
   const { traced, spans } = startSendSpans(rows, topicPrefix);
   const topicMessages = toTopicMessages(traced, topicPrefix);
   const sentAt = performance.now();
   try {
-    const sent = await attempt('broker', () => producer.sendBatch({ acks, topicMessages }));
+    const sent = await attempt('broker', () => producer.sendBatch({ ...delivery, topicMessages }));
     const latencyMs = performance.now() - sentAt;
     for (const span of spans) endSpan(span);
     return { traced, topicMessages, sent, latencyMs };

@@ -33,6 +33,11 @@ export const DeadLetterHeaders = {
   originalTopic: 'original_topic',
   originalPartition: 'original_partition',
   originalOffset: 'original_offset',
+  /**
+   * A batch that could not be decoded (error_code UndecodableBatch): the last offset of the range
+   * that starts at original_offset. Such a letter has no key, no value and no original headers.
+   */
+  originalLastOffset: 'original_last_offset',
   error: 'error',
   /** `retriable` or `fatal`. */
   errorClass: 'error_class',
@@ -41,7 +46,7 @@ export const DeadLetterHeaders = {
   consumerGroup: 'consumer_group',
   /** Where it failed: `relay` (the outbox relay could not publish it); absent: a consumer. */
   stage: 'failed_stage',
-  /** A stable code for the failure, e.g. `RecordTooLarge`; absent on consumer letters. */
+  /** A stable code for the failure, e.g. `RecordTooLarge` or `UndecodableBatch`; absent on other consumer letters. */
   errorCode: 'error_code',
   /** Relay letters: what the original record weighs and the limit it is over (decimal bytes). */
   recordBytes: 'record_bytes',
@@ -73,6 +78,8 @@ export const ConsumerDeadLetterHeaderNames = [
 /** The dead-letter stage and code of a record the relay could never publish: replay skips it. */
 export const RELAY_STAGE = 'relay';
 export const RECORD_TOO_LARGE = 'RecordTooLarge';
+/** The error code of a consumer's letter for a record batch it could not decode: nothing to replay. */
+export const UNDECODABLE_BATCH = 'UndecodableBatch';
 
 /** Added by `dlt replay`: `<dead-letter topic>/<partition>/<offset>` the record came from. */
 export const ReplayHeaders = {

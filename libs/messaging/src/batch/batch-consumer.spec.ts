@@ -17,12 +17,24 @@ const poison = (offset: string): KafkaMessage => ({
   headers: {},
 });
 
-function consumerWith(send: DeadLetterPublisher['send']) {
+/** What the patched kafkajs decoder hands over for a record batch it cannot decode (offsets 3-5). */
+const undecodable = (): KafkaMessage =>
+  Object.assign(poison('5'), {
+    key: null,
+    value: null,
+    undecodable: { firstOffset: '3', lastOffset: '5', compression: 2, error: 'KafkaJSNotImplemented: x' },
+  });
+
+function consumerWith(
+  send: DeadLetterPublisher['send'],
+  undecodableBatches: 'dead-letter' | 'stop' = 'dead-letter',
+  contracts = {} as EventContracts,
+) {
   const commit = vi.fn(() => Promise.resolve());
   // A transaction would take a connection first: poison records must never get that far.
   const transact = vi.fn(() => Promise.reject(new Error('no database in this test')));
   const consumer = new BatchConsumer({
-    contracts: {} as EventContracts,
+    contracts,
     deadLetters: { send } as unknown as DeadLetterPublisher,
     deadLetterTopic: 'orders.dead-letter',
     counters: emptyCounters(),
@@ -41,6 +53,7 @@ function consumerWith(send: DeadLetterPublisher['send']) {
       handlers: new HandlerRegistry((_ctx, work) => work()),
     },
     pausePartition: () => undefined,
+    undecodableBatches,
   });
   return { consumer, transact, commit };
 }
@@ -88,5 +101,61 @@ describe('BatchConsumer: poison records and offsets', () => {
     // kafkajs fetches again from the resolved offset when a batch fails: it must not be past 7.
     expect(payload.resolveOffset).not.toHaveBeenCalled();
     expect(commit).not.toHaveBeenCalled();
+  });
+
+  it('dead-letters an undecodable batch by its offset range and commits past its last offset', async () => {
+    const send = vi.fn<DeadLetterPublisher['send']>(() => Promise.resolve());
+    const { consumer, transact, commit } = consumerWith(send);
+    const { payload, asKafkajs } = payloadOf([undecodable(), poison('6')]);
+
+    await consumer.eachBatch(asKafkajs);
+
+    expect(transact).not.toHaveBeenCalled();
+    const letters = send.mock.calls[0]![0];
+    expect(letters.map((letter) => [letter.message.offset, letter.batch?.firstOffset])).toEqual([
+      ['5', '3'],
+      ['6', undefined],
+    ]);
+    expect(letters[0]).toMatchObject({ errorClass: 'fatal', error: 'KafkaJSNotImplemented: x' });
+    expect(payload.resolveOffset).toHaveBeenCalledWith('6');
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '7' }]);
+  });
+
+  it('stops at an undecodable batch when told to: the fetch fails and no offset moves', async () => {
+    const send = vi.fn(() => Promise.resolve());
+    const { consumer, commit } = consumerWith(send, 'stop');
+    const { payload, asKafkajs } = payloadOf([poison('2'), undecodable()]);
+
+    await expect(consumer.eachBatch(asKafkajs)).rejects.toThrow(
+      /undecodable record batch orders\/0@3-5 \(snappy\)/,
+    );
+
+    expect(send).not.toHaveBeenCalled();
+    expect(payload.resolveOffset).not.toHaveBeenCalled();
+    expect(commit).not.toHaveBeenCalled();
+  });
+
+  it('dead-letters a record whose triage throws instead of failing the fetch', async () => {
+    const send = vi.fn<DeadLetterPublisher['send']>(() => Promise.resolve());
+    const throwing = {
+      isDeclaredFor: () => {
+        throw new TypeError('contracts exploded');
+      },
+    } as unknown as EventContracts;
+    const { consumer, commit } = consumerWith(send, 'dead-letter', throwing);
+    const headers = {
+      ce_specversion: Buffer.from('1.0'),
+      ce_id: Buffer.from('0b6f8a3e-5d4c-4f1a-9a2b-3c4d5e6f7a8b'),
+      ce_type: Buffer.from('order.placed'),
+      ce_source: Buffer.from('kcat'),
+      ce_time: Buffer.from('2026-12-04T00:00:00Z'),
+      correlation_id: Buffer.from('o-1'),
+    };
+    const { asKafkajs } = payloadOf([Object.assign(poison('9'), { value: Buffer.from('{}'), headers })]);
+
+    await consumer.eachBatch(asKafkajs);
+
+    expect(send.mock.calls[0]![0][0]).toMatchObject({ error: 'unreadable record: contracts exploded' });
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '10' }]);
   });
 });

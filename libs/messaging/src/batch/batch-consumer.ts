@@ -1,15 +1,18 @@
 import { context } from '@opentelemetry/api';
-import { contextFromHeaders, isSampled } from '@pipeline/observability';
+import { PipelineMetrics, contextFromHeaders, isSampled, messageOf } from '@pipeline/observability';
 import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
 import { countSkipped } from '../events/consumer-stats';
-import { triageRecord, type EventContracts } from '@pipeline/contracts';
+import { triageRecord, type EventContracts, type Triage } from '@pipeline/contracts';
+import { describeUndecodable, undecodableBatchOf } from '@pipeline/kafka-codecs';
 import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
 import { Retries, settle, type Failure, type RetriesDeps } from './isolate';
+import type { UndecodableBatchPolicy } from '../nest/kafka-event-server.options';
+import { UndecodableBatchError } from '../errors/pipeline-error';
 
 export interface BatchConsumerDeps extends RetriesDeps {
   readonly contracts: EventContracts;
@@ -27,6 +30,8 @@ export interface BatchConsumerDeps extends RetriesDeps {
     add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void>;
     flush(): Promise<void>;
   };
+  /** What to do with a record batch that cannot be decoded (KafkaEventServerOptions). */
+  readonly undecodableBatches: UndecodableBatchPolicy;
   /** An attempt at the partition's records finished, whatever its outcome (liveness). */
   progressed?(topic: string, partition: number): void;
 }
@@ -129,7 +134,28 @@ export class BatchConsumer {
         logDeadLetter(logger, topic, partition, message);
         return { kind: 'logged' };
       }
-      const triage = triageRecord(topic, message, contracts, (type) => transaction.handlers.has(type));
+      const batch = undecodableBatchOf(message);
+      if (batch !== undefined) {
+        const where = describeUndecodable(topic, partition, batch);
+        if (this.deps.undecodableBatches === 'stop') {
+          PipelineMetrics.undecodableBatches.inc({ topic });
+          throw new UndecodableBatchError(
+            `undecodable record batch ${where}: stopped here (undecodable batches: stop)`,
+          );
+        }
+        logger.warn(`undecodable record batch ${where}: dead-lettered by its offsets and skipped`);
+        const letter: DeadLetter = {
+          topic,
+          partition,
+          message,
+          error: batch.error,
+          errorClass: 'fatal',
+          attempts: 1,
+          batch,
+        };
+        return { kind: 'poison', letter };
+      }
+      const triage = triageSafely(topic, message, contracts, (type) => transaction.handlers.has(type));
       if (triage.kind === 'unhandled') return triage;
       const { offset } = message;
       if (triage.kind === 'poison') {
@@ -244,5 +270,17 @@ export class BatchConsumer {
     );
     for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
     countDeadLetters(letters, this.deps);
+  }
+}
+
+/**
+ * Triage that never throws: whatever a record holds, it becomes poison rather than an error that
+ * rejects the whole fetch (kafkajs would fetch it again, and crash again, forever).
+ */
+function triageSafely(...args: Parameters<typeof triageRecord>): Triage {
+  try {
+    return triageRecord(...args);
+  } catch (error) {
+    return { kind: 'poison', reason: `unreadable record: ${messageOf(error)}` };
   }
 }

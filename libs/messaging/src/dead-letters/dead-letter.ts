@@ -1,8 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
-import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
+import { DeadLetterHeaders, EventHeaders, UNDECODABLE_BATCH, headerValue } from '@pipeline/contracts';
+import { CompressionTypeOf, type CompressionName, type UndecodableBatch } from '@pipeline/kafka-codecs';
 import { PipelineMetrics, messageOf } from '@pipeline/observability';
 import {
   Partitioners,
+  type CompressionTypes,
   type IHeaders,
   type Kafka,
   type KafkaMessage,
@@ -33,6 +35,8 @@ export interface DeadLetter {
   readonly error: string;
   readonly errorClass: ErrorClass;
   readonly attempts: number;
+  /** A record batch the consumer could not decode: the letter names its offsets, it has no record. */
+  readonly batch?: UndecodableBatch;
 }
 
 /** The original key, value and headers, plus the diagnostic headers the Kafka literature uses. */
@@ -40,7 +44,11 @@ export function deadLetterHeaders(letter: DeadLetter, consumerGroup: string, fai
   const headers: IHeaders = { ...(letter.message.headers ?? {}) };
   headers[DeadLetterHeaders.originalTopic] = letter.topic;
   headers[DeadLetterHeaders.originalPartition] = String(letter.partition);
-  headers[DeadLetterHeaders.originalOffset] = letter.message.offset;
+  headers[DeadLetterHeaders.originalOffset] = letter.batch?.firstOffset ?? letter.message.offset;
+  if (letter.batch !== undefined) {
+    headers[DeadLetterHeaders.originalLastOffset] = letter.batch.lastOffset;
+    headers[DeadLetterHeaders.errorCode] = UNDECODABLE_BATCH;
+  }
   headers[DeadLetterHeaders.error] = truncate(letter.error, MAX_ERROR_LENGTH);
   headers[DeadLetterHeaders.errorClass] = letter.errorClass;
   headers[DeadLetterHeaders.attempts] = String(letter.attempts);
@@ -57,12 +65,15 @@ export function deadLetterHeaders(letter: DeadLetter, consumerGroup: string, fai
 export class DeadLetterPublisher {
   private readonly producer: Producer;
   private connected: Promise<void> | undefined;
+  private readonly compression: CompressionTypes;
 
   constructor(
     kafka: Kafka,
     private readonly deadLetterTopic: string,
     private readonly consumerGroup: string,
+    compression: CompressionName = 'none',
   ) {
+    this.compression = CompressionTypeOf[compression];
     // Bounded retries (about a minute): a send that cannot succeed (its topic is gone, the broker
     // refuses it) fails the batch, which the supervisor logs, counts and restarts from the last
     // commit, instead of hanging inside the commit step while the member looks healthy. The
@@ -98,7 +109,12 @@ export class DeadLetterPublisher {
     try {
       // One request after the other: a partition's dead letters keep the order of the originals.
       for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES))
-        await this.producer.send({ topic: this.deadLetterTopic, acks: -1, messages: chunk });
+        await this.producer.send({
+          topic: this.deadLetterTopic,
+          acks: -1,
+          compression: this.compression,
+          messages: chunk,
+        });
     } catch (error) {
       // The next send starts a new idempotent session: a request that timed out may still have
       // been written, and reusing its sequence numbers for other letters would drop them.
@@ -135,6 +151,7 @@ export function countDeadLetters(
   counters.deadLettered += letters.length;
   try {
     for (const letter of letters) {
+      if (letter.batch !== undefined) PipelineMetrics.undecodableBatches.inc({ topic: letter.topic });
       // Only declared types become label values, so garbage cannot create series without bound.
       const type = headerValue(letter.message.headers, EventHeaders.type);
       PipelineMetrics.eventsDeadLettered.inc({

@@ -94,3 +94,16 @@ function describeCause(cause: unknown): unknown {
   if (cause instanceof Error) return { name: cause.name, message: cause.message };
   return String(cause);
 }
+
+/**
+ * A record batch the consumer cannot decode, with undecodable batches set to `stop`: it fails the
+ * fetch on purpose, so the group halts at the batch (crash, restart with backoff, liveness down
+ * after the stall timeout) until a person acts. Not retriable: kafkajs gives up at once.
+ */
+export class UndecodableBatchError extends PipelineError {
+  override readonly name: string = 'UndecodableBatchError';
+
+  constructor(message: string) {
+    super('UNDECODABLE_BATCH', message, false);
+  }
+}

@@ -24,7 +24,7 @@ describe('PartitionProgress', () => {
     expect(tracker.stalled(1_000)).toEqual([]);
   });
 
-  it('forgets lag it can no longer read, and lag that is gone', () => {
+  it('forgets lag that is gone, and holds every clock while no broker answers', () => {
     now = 0;
     const tracker = progress();
     tracker.lag('orders', 0, 5);
@@ -32,7 +32,9 @@ describe('PartitionProgress', () => {
     tracker.lag('payments', 0, 0);
     now = 5_000;
     expect(tracker.stalled(1_000).map(({ topic }) => topic)).toEqual(['orders']);
-    tracker.lagUnknown();
+    tracker.brokerAway();
     expect(tracker.stalled(1_000)).toEqual([]);
+    now = 6_000;
+    expect(tracker.stalled(1_000).map(({ topic, lag }) => [topic, lag])).toEqual([['orders', 5]]);
   });
 });

@@ -34,9 +34,14 @@ export class PartitionProgress {
     else entry.lag = lag;
   }
 
-  /** The lag could not be read (the broker is away, and so are the records): judge nothing until it can. */
-  lagUnknown(): void {
-    this.lagging.clear();
+  /**
+   * No broker answers (an outage): no clock runs on, since a restart of this process cures no
+   * outage. A lag read that fails while a broker answers resets nothing: the partitions are then
+   * judged on the lag read last.
+   */
+  brokerAway(): void {
+    const now = this.now();
+    for (const entry of this.lagging.values()) entry.since = now;
   }
 
   stalled(timeoutMs: number, nowMs = this.now()): StalledPartition[] {

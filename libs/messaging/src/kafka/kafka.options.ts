@@ -1,3 +1,4 @@
+import { registerCompressionCodecs } from '@pipeline/kafka-codecs';
 import { PipelineMetrics } from '@pipeline/observability';
 import {
   Kafka,
@@ -20,8 +21,12 @@ export interface KafkaConnectionOptions {
   readonly clientId: string;
 }
 
-/** One place that decides how every service talks to the brokers. */
+/**
+ * One place that decides how every service and tool talks to the brokers: every codec a producer
+ * may have used (registerCompressionCodecs), the logger, timeouts and retries.
+ */
 export function createKafka(options: KafkaConnectionOptions, overrides: Partial<KafkaConfig> = {}): Kafka {
+  registerCompressionCodecs();
   return new CountedKafka({
     clientId: options.clientId,
     brokers: [...options.brokers],

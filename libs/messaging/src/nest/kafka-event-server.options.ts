@@ -6,6 +6,7 @@ import {
   type EventContracts,
   type ServiceName,
 } from '@pipeline/contracts';
+import type { CompressionName } from '@pipeline/kafka-codecs';
 import type { Admin, Kafka, RetryOptions as KafkaRetryOptions } from 'kafkajs';
 import type pg from 'pg';
 import { DEFAULT_RETRY, type RetryOptions } from '../retry/backoff';
@@ -56,9 +57,20 @@ export interface KafkaEventServerOptions {
   readonly logDeadLetters?: boolean;
   /** Restart delays after the consumer crashed (doubling from initialBackoffMs up to maxBackoffMs). */
   readonly restartBackoff?: { readonly initialBackoffMs: number; readonly maxBackoffMs: number };
+  /**
+   * A record batch the consumer cannot decode (a codec it lacks, corrupt bytes): `dead-letter`
+   * (default) records its offset range in the dead-letter topic and moves past it; `stop` fails the
+   * fetch, so the group stops there and restarts with backoff until someone acts, and liveness
+   * fails after the stall timeout. Why skipping is the default: docs/messaging.md#undecodable-batches.
+   */
+  readonly undecodableBatches?: UndecodableBatchPolicy;
+  /** The codec of the dead letters' record batches (`KAFKA_COMPRESSION`). Default none. */
+  readonly compression?: CompressionName;
   /** kafkajs's own retries of a failing fetch or batch before it declares the consumer crashed. */
   readonly kafkaRetry?: KafkaRetryOptions;
 }
+
+export type UndecodableBatchPolicy = 'dead-letter' | 'stop';
 
 /** The defaults of the options above that have one. */
 const DEFAULTS = {
@@ -74,6 +86,8 @@ const DEFAULTS = {
   partitionsConsumedConcurrently: 64,
   fromBeginning: true,
   logDeadLetters: true,
+  undecodableBatches: 'dead-letter' as UndecodableBatchPolicy,
+  compression: 'none' as CompressionName,
   restartBackoff: { initialBackoffMs: 1_000, maxBackoffMs: 30_000 },
 };
 

@@ -12,6 +12,7 @@ import {
   type ConsumerStatus,
 } from '../events/consumer-stats';
 import { PartitionProgress } from '../health/partition-progress';
+import { CrashStreak } from '../health/crash-streak';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
@@ -45,6 +46,8 @@ export class KafkaEventServer
   readonly counters: ConsumerCounters = emptyCounters();
   /** Which assigned partitions lag without progress (liveness). */
   readonly progress = new PartitionProgress();
+  /** The consumer's crashes in a row without progress (liveness). */
+  readonly crashes: CrashStreak;
   private readonly options: ResolvedServerOptions;
   private readonly deadLetters: DeadLetterPublisher;
   private readonly main: SupervisedConsumer;
@@ -60,7 +63,9 @@ export class KafkaEventServer
     const resolved = resolveServerOptions(options);
     this.options = resolved;
     const { kafka, groupId, logger, pool, source, deadLetterTopic } = resolved;
-    this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId);
+    // Longer than the longest restart backoff: a crash loop's crashes are never that far apart.
+    this.crashes = new CrashStreak(Math.max(2 * resolved.restartBackoff.maxBackoffMs, 60_000));
+    this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId, resolved.compression);
     const onLag = (topic: string, partition: number, lag: number) =>
       this.progress.lag(topic, partition, this.main.assignment[topic]?.includes(partition) ? lag : 0);
     this.lag = new ConsumerLagReader(kafka, groupId, resolved.topics, resolved.admin, onLag);
@@ -87,6 +92,7 @@ export class KafkaEventServer
       commitIntervalMs: resolved.commitIntervalMs,
       eachBatch: (payload) => this.batches.eachBatch(payload),
       onCrash: (error) => {
+        this.crashes.crashed(error);
         this._status$.next(this.main.state);
         // One listener that throws must not keep the others from hearing of the crash.
         for (const listener of this.crashListeners) {
@@ -122,7 +128,11 @@ export class KafkaEventServer
         handlers: this.registry,
       },
       pausePartition: (topic, partition, ms) => this.main.pause(topic, partition, ms),
-      progressed: (topic, partition) => this.progress.attempted(topic, partition),
+      undecodableBatches: resolved.undecodableBatches,
+      progressed: (topic, partition) => {
+        this.progress.attempted(topic, partition);
+        this.crashes.progressed();
+      },
     });
   }
 

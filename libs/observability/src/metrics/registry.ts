@@ -67,6 +67,12 @@ export const PipelineMetrics = {
     help: 'Inbox rows deleted because they outlived the retention of the topics they guard.',
     registers,
   }),
+  undecodableBatches: new Counter({
+    name: 'pipeline_consumer_undecodable_batches_total',
+    help: 'Record batches the consumer could not decode (a codec it lacks, corrupt bytes): dead-lettered by offset range and skipped.',
+    labelNames: ['topic'] as const,
+    registers,
+  }),
   consumerRestarts: new Counter({
     name: 'pipeline_consumer_restarts_total',
     help: 'Times the consumer was restarted after the Kafka client gave up on it.',

@@ -73,6 +73,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
       lingerMs: config.OUTBOX_LINGER_MS,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
       acks: config.OUTBOX_ACKS,
+      compression: config.KAFKA_COMPRESSION,
       topicPrefix: config.KAFKA_TOPIC_PREFIX,
       ...(options.onOutboxPublished ? { onPublished: options.onOutboxPublished } : {}),
     };
@@ -135,6 +136,8 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
               maxEventsPerTransaction: config.CONSUMER_MAX_EVENTS_PER_TRANSACTION,
               lingerMs: config.CONSUMER_LINGER_MS,
+              undecodableBatches: config.CONSUMER_UNDECODABLE_BATCH,
+              compression: config.KAFKA_COMPRESSION,
               commitIntervalMs: config.CONSUMER_COMMIT_INTERVAL_MS,
               retry: {
                 attempts: config.CONSUMER_RETRY_ATTEMPTS,

@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { COMPRESSION_NAMES, type CompressionName } from '@pipeline/kafka-codecs';
 import { LogLevels } from '@pipeline/observability';
 import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
 import { DEFAULT_RETRY } from '@pipeline/messaging';
+
+/** What the relay and the dead letters compress with unless KAFKA_COMPRESSION says otherwise (BENCHMARKS.md). */
+const DEFAULT_COMPRESSION: CompressionName = 'none';
 
 const postgresUrl = z
   .string()
@@ -92,6 +96,19 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      * to this much is fetched again and dropped by the inbox. 0 commits after every transaction.
      */
     CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+    /**
+     * A record batch the consumer cannot decode (a codec it lacks, corrupt bytes): `dead-letter`
+     * records its offset range in the service's dead-letter topic and moves past it (a metric and
+     * a WARN say so); `stop` halts the group there, crash-looping with backoff, until a person acts
+     * (liveness fails after HEALTH_STALL_TIMEOUT_MS). docs/messaging.md#undecodable-batches.
+     */
+    CONSUMER_UNDECODABLE_BATCH: z.enum(['dead-letter', 'stop']).default('dead-letter'),
+    /**
+     * The codec of the record batches this service produces (relay and dead letters): none, gzip,
+     * snappy, lz4 or zstd. Every consumer of the project reads them all; so does any Kafka client
+     * of the last years. The default and its figures: BENCHMARKS.md (compression).
+     */
+    KAFKA_COMPRESSION: z.enum(COMPRESSION_NAMES).default(DEFAULT_COMPRESSION),
     OUTBOX_BATCH_SIZE: positiveInt(500),
     /**
      * Upper bound of one relay send in record bytes: a batch heavier than that goes in several

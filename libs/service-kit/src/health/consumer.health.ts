@@ -1,20 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
+import { KAFKA_ADMIN, KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
+import type { Admin } from 'kafkajs';
 import { withTimeout } from './timed-check';
 
-/** Below the liveness probe's timeout: a slow broker never fails liveness, it only delays a verdict. */
+/** Below the liveness probe's timeout (3 s): a slow broker never fails liveness, it only delays a verdict. */
 const LAG_READ_TIMEOUT_MS = 2_000;
 
 /**
  * The service's consumer: whether it is a running member of its group (`isHealthy`), and whether
- * it moves (`isLive`): no partition of this member has had lag and no progress for the stall
- * timeout. A consumer that crashed and is being restarted is not healthy; it is still alive.
+ * it moves (`isLive`): it is not crash-looping, and no partition of this member has had lag and no
+ * progress for the stall timeout. A consumer that crashed once and is being restarted is not
+ * healthy; it is still alive.
  */
 @Injectable()
 export class ConsumerHealthIndicator {
   constructor(
     @Inject(KAFKA_EVENT_SERVER) private readonly server: KafkaEventServer,
+    @Inject(KAFKA_ADMIN) private readonly admin: Admin,
     private readonly health: HealthIndicatorService,
   ) {}
 
@@ -27,18 +30,49 @@ export class ConsumerHealthIndicator {
       : indicator.down({ ...details, message: status.lastError ?? `consumer is ${status.state}` });
   }
 
-  /** Reads the lag from the broker first; while it cannot be read, nothing counts as stalled. */
+  /**
+   * Reads the lag from the broker first. A read that fails or is slow resets no stall clock: the
+   * partitions are judged on the lag read last. Only when no broker answers either (an outage,
+   * which no restart cures) do the clocks hold. A crash loop is judged without the lag.
+   */
   async isLive(stallTimeoutMs: number, key = 'progress'): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
-    await withTimeout(this.server.readLag(), LAG_READ_TIMEOUT_MS, 'Kafka').catch(() =>
-      this.server.progress.lagUnknown(),
-    );
+    const answers = (probe: Promise<unknown>) =>
+      withTimeout(probe, LAG_READ_TIMEOUT_MS, 'Kafka').then(
+        () => true,
+        () => false,
+      );
+    const [lagRead, brokerAnswers] = await Promise.all([
+      answers(this.server.readLag()),
+      answers(this.admin.describeCluster()),
+    ]);
+    if (!lagRead && !brokerAnswers) this.server.progress.brokerAway();
     const stalled = this.server.progress.stalled(stallTimeoutMs);
+    const crashLoop = this.server.crashes.looping(stallTimeoutMs);
     const details = { stallTimeoutMs, assignment: this.server.assignment() };
-    if (stalled.length === 0) return indicator.up(details);
-    const names = stalled.map(
-      ({ topic, partition, lag, stalledMs }) => `${topic}/${partition} (lag ${lag}, ${stalledMs} ms)`,
-    );
-    return indicator.down({ ...details, stalled, message: `no progress with lag on ${names.join(', ')}` });
+    if (stalled.length === 0 && crashLoop === undefined) return indicator.up(details);
+    const reasons = [
+      ...(crashLoop === undefined
+        ? []
+        : [
+            `consumer group ${this.server.consumerStatus().groupId} crash-looping: ${crashLoop.crashes} crashes in ${crashLoop.loopingMs} ms without progress, last: ${crashLoop.lastError}`,
+          ]),
+      ...(stalled.length === 0
+        ? []
+        : [
+            `no progress with lag on ${stalled
+              .map(
+                ({ topic, partition, lag, stalledMs }) =>
+                  `${topic}/${partition} (lag ${lag}, ${stalledMs} ms)`,
+              )
+              .join(', ')}`,
+          ]),
+    ];
+    return indicator.down({
+      ...details,
+      stalled,
+      ...(crashLoop === undefined ? {} : { crashLoop }),
+      message: reasons.join('; '),
+    });
   }
 }

@@ -1,0 +1,93 @@
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { decompressFrame, compressFrame } from 'lz4-napi';
+import { compress as snappyCompress, uncompress as snappyUncompress } from 'snappy';
+
+/**
+ * The codecs a Kafka record batch may use (its attributes' low three bits). kafkajs 2.2.4 decodes
+ * only gzip by itself and throws on the rest; Java, Go and librdkafka producers commonly send
+ * snappy, lz4 or zstd. Why these implementations: docs/messaging.md#compression.
+ */
+export type CompressionName = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
+
+export const COMPRESSION_NAMES: readonly CompressionName[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+
+export const CompressionTypeOf: Readonly<Record<CompressionName, CompressionTypes>> = {
+  none: CompressionTypes.None,
+  gzip: CompressionTypes.GZIP,
+  snappy: CompressionTypes.Snappy,
+  lz4: CompressionTypes.LZ4,
+  zstd: CompressionTypes.ZSTD,
+};
+
+/** What kafkajs hands a codec to compress: its encoder, whose `buffer` holds the records. */
+interface Encoded {
+  readonly buffer: Buffer;
+}
+
+interface Codec {
+  compress(encoder: Encoded): Promise<Buffer>;
+  decompress(buffer: Buffer): Promise<Buffer>;
+}
+
+/**
+ * The Java client's snappy (snappy-java's SnappyOutputStream) frames its blocks the "xerial" way:
+ * an 8-byte magic, two 4-byte versions, then blocks of a 4-byte big-endian length and raw snappy.
+ * librdkafka and Go write raw snappy. Both read here; raw snappy is written, which every client
+ * reads (snappy-java falls back to raw when the magic is absent).
+ */
+const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
+const XERIAL_HEADER_BYTES = 16;
+
+async function unsnappy(buffer: Buffer): Promise<Buffer> {
+  if (buffer.length < XERIAL_HEADER_BYTES || !buffer.subarray(0, 8).equals(XERIAL_MAGIC)) {
+    return asBuffer(await snappyUncompress(buffer));
+  }
+  const blocks: Buffer[] = [];
+  for (let at = XERIAL_HEADER_BYTES; at < buffer.length;) {
+    if (at + 4 > buffer.length) throw new Error('xerial snappy: truncated block length');
+    const length = buffer.readUInt32BE(at);
+    at += 4;
+    if (at + length > buffer.length) throw new Error('xerial snappy: truncated block');
+    blocks.push(asBuffer(await snappyUncompress(buffer.subarray(at, at + length))));
+    at += length;
+  }
+  return Buffer.concat(blocks);
+}
+
+const asBuffer = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value) : value);
+
+const zstdCompress = promisify(zlib.zstdCompress);
+const zstdDecompress = promisify(zlib.zstdDecompress);
+
+const CODECS: Readonly<Record<Exclude<CompressionName, 'none' | 'gzip'>, Codec>> = {
+  snappy: { compress: ({ buffer }) => snappyCompress(buffer), decompress: unsnappy },
+  // Kafka's record batches (magic 2) carry standard LZ4 frames.
+  lz4: { compress: ({ buffer }) => compressFrame(buffer), decompress: (buffer) => decompressFrame(buffer) },
+  // Node's zlib has zstd from Node 22.15/23.8 on; the project runs on Node 24.
+  zstd: { compress: ({ buffer }) => zstdCompress(buffer), decompress: (buffer) => zstdDecompress(buffer) },
+};
+
+let registered = false;
+
+/**
+ * Registers snappy, lz4 and zstd with kafkajs (gzip is its own). kafkajs keeps codecs in one
+ * module-wide table, so this holds for every client of the process; `createKafka` calls it, and
+ * so does anything that builds a `Kafka` itself. Idempotent.
+ */
+export function registerCompressionCodecs(): void {
+  if (registered) return;
+  registered = true;
+  const codecs = CompressionCodecs as Record<number, () => Codec>;
+  codecs[CompressionTypes.Snappy] = () => CODECS.snappy;
+  codecs[CompressionTypes.LZ4] = () => CODECS.lz4;
+  codecs[CompressionTypes.ZSTD] = () => CODECS.zstd;
+}
+
+/** Reads a compression name (`KAFKA_COMPRESSION`), with an error that lists the choices. */
+export function parseCompression(value: string): CompressionName {
+  const name = value.trim().toLowerCase();
+  if ((COMPRESSION_NAMES as readonly string[]).includes(name)) return name as CompressionName;
+  throw new Error(`unknown compression "${value}": one of ${COMPRESSION_NAMES.join(', ')}`);
+}

@@ -1,0 +1,2 @@
+export * from './compression-codecs';
+export * from './undecodable-batch';

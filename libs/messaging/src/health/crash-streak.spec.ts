@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { CrashStreak, isBrokerOutage } from './crash-streak';
+
+const connectionLost = () =>
+  Object.assign(new Error('Connection error: ECONNREFUSED'), { name: 'KafkaJSConnectionError' });
+
+describe('CrashStreak', () => {
+  it('reports a consumer that keeps crashing without progress once the streak is as long as the timeout', () => {
+    let now = 0;
+    const streak = new CrashStreak(60_000, () => now);
+    for (; now <= 10_000; now += 1_000) streak.crashed(new Error('Snappy compression not implemented'));
+    now = 10_000;
+    expect(streak.looping(11_000)).toBeUndefined();
+    expect(streak.looping(10_000)).toEqual({
+      crashes: 11,
+      loopingMs: 10_000,
+      lastError: 'Snappy compression not implemented',
+    });
+  });
+
+  it('ends the streak on progress, or when crashes stop coming', () => {
+    let now = 0;
+    const streak = new CrashStreak(5_000, () => now);
+    streak.crashed(new Error('a'));
+    now = 4_000;
+    streak.crashed(new Error('b'));
+    expect(streak.looping(4_000)).toMatchObject({ crashes: 2 });
+    streak.progressed();
+    expect(streak.looping(0)).toBeUndefined();
+    streak.crashed(new Error('c'));
+    now = 9_001;
+    expect(streak.looping(0)).toBeUndefined();
+  });
+
+  it('never counts a broker outage: no restart cures one', () => {
+    let now = 0;
+    const streak = new CrashStreak(60_000, () => now);
+    for (; now < 20_000; now += 1_000) {
+      const retries = Object.assign(new Error('retries exceeded', { cause: connectionLost() }), {
+        name: 'KafkaJSNumberOfRetriesExceeded',
+      });
+      streak.crashed(retries);
+    }
+    expect(streak.looping(1_000)).toBeUndefined();
+    expect(isBrokerOutage(Object.assign(new Error('x'), { type: 'NOT_COORDINATOR' }))).toBe(true);
+    expect(isBrokerOutage(Object.assign(new Error('x'), { name: 'KafkaJSNotImplemented' }))).toBe(false);
+  });
+});
