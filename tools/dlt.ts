@@ -7,10 +7,12 @@ import { deadLetterTopic, ServiceNames, type ServiceName } from '@pipeline/contr
 import { createKafka, parseBrokerList } from '@pipeline/messaging';
 import {
   filterDeadLetters,
+  groupCopies,
   parseIsoInstant,
   planReplay,
   readDeadLetters,
   renderPlan,
+  renderDuplicates,
   renderRecords,
   renderReplayResult,
   renderSkipped,
@@ -28,9 +30,12 @@ const USAGE = `Usage: dlt <command> --service <name> [options]
 
 Commands:
   list      count a service's dead letters (by error, error_class, original topic, event type;
-            oldest/newest failed_at) and list them
+            oldest/newest failed_at) and list them; a record the same consumer group
+            dead-lettered twice (same original topic/partition/offset) counts and lists once,
+            with its copies
   replay    produce dead letters back onto their original topic, diagnostic headers removed and
-            replayed_from=<dead-letter topic>/<partition>/<offset> added
+            replayed_from=<dead-letter topic>/<partition>/<offset> added; each once, however
+            many copies of it the topic holds
 
 Options:
   --service <name>         ${ServiceNames.join(' | ')}: reads <name>.dead-letter
@@ -143,14 +148,15 @@ async function run(command: Command, kafka: Kafka): Promise<void> {
   const { records } = snapshot;
   if (command.name === 'list') {
     const summary = summariseDeadLetters(records);
+    const deadLetters = groupCopies(records);
     if (command.json) {
       print([
-        JSON.stringify({ topic: command.topic, summary, records: records.map(toDeadLetterRow) }, null, 2),
+        JSON.stringify({ topic: command.topic, summary, records: deadLetters.map(toDeadLetterRow) }, null, 2),
       ]);
     } else {
       print([
         ...renderSummary(command.topic, summary),
-        ...(records.length > 0 ? ['', ...renderRecords(records)] : []),
+        ...(records.length > 0 ? ['', ...renderRecords(deadLetters)] : []),
       ]);
     }
     return;
@@ -162,6 +168,7 @@ async function run(command: Command, kafka: Kafka): Promise<void> {
     `${command.topic}: ${records.length} record${records.length === 1 ? '' : 's'} in the snapshot, ${selected.length} selected`,
     ...(command.filter.eventIds ?? []).filter((id) => !found.has(id)).map((id) => `not found: ce_id ${id}`),
     ...renderSkipped(plan),
+    ...renderDuplicates(plan),
   ]);
   if (command.dryRun) {
     const wouldBe = { replayed: plan.items.length, byTopic: replayTargets(plan) };

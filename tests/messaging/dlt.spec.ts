@@ -26,6 +26,8 @@ interface Letter {
   readonly headers: Readonly<Record<string, Buffer>>;
   readonly eventId: string;
   readonly originalTopic: string | undefined;
+  /** Where the original sat: each letter its own, or two would be copies of one dead letter. */
+  readonly originalOffset: string;
   readonly error: string;
   readonly errorClass: 'retriable' | 'fatal';
   readonly failedAt: string;
@@ -44,6 +46,7 @@ const letter = (
   partition: number,
   type: string,
   originalTopic: string | undefined,
+  originalOffset: string,
   error: string,
   errorClass: Letter['errorClass'],
   failedAt: string,
@@ -64,13 +67,24 @@ const letter = (
     'x-binary': Buffer.from([0xff, 0x00, 0xfe]),
   };
   const value = Buffer.from(JSON.stringify({ orderId: key, amount: 42 }));
-  return { partition, key, value, headers, eventId, originalTopic, error, errorClass, failedAt };
+  return {
+    partition,
+    key,
+    value,
+    headers,
+    eventId,
+    originalTopic,
+    originalOffset,
+    error,
+    errorClass,
+    failedAt,
+  };
 };
 
 const diagnostics = (l: Letter, attempts: number): Record<string, string> => ({
   ...(l.originalTopic === undefined ? {} : { [DeadLetterHeaders.originalTopic]: l.originalTopic }),
   [DeadLetterHeaders.originalPartition]: '0',
-  [DeadLetterHeaders.originalOffset]: '17',
+  [DeadLetterHeaders.originalOffset]: l.originalOffset,
   [DeadLetterHeaders.error]: l.error,
   [DeadLetterHeaders.errorClass]: l.errorClass,
   [DeadLetterHeaders.attempts]: String(attempts),
@@ -88,11 +102,20 @@ async function createFixture(kafka: Kafka): Promise<Fixture> {
     { name: payments },
   ]);
   const letters = {
-    a: letter(0, 'order.placed', orders, 'payment gateway timeout', 'retriable', '2026-01-01T10:00:00.000Z'),
+    a: letter(
+      0,
+      'order.placed',
+      orders,
+      '11',
+      'payment gateway timeout',
+      'retriable',
+      '2026-01-01T10:00:00.000Z',
+    ),
     b: letter(
       0,
       'order.placed',
       orders,
+      '12',
       '  payment gateway timeout\n',
       'retriable',
       '2026-01-01T11:00:00.000Z',
@@ -101,11 +124,20 @@ async function createFixture(kafka: Kafka): Promise<Fixture> {
       1,
       'payment.authorized',
       payments,
+      '17',
       'schema violation: amount',
       'fatal',
       '2026-01-01T12:00:00.000Z',
     ),
-    d: letter(1, 'order.cancelled', undefined, 'value is not JSON', 'fatal', '2026-01-01T13:00:00.000Z'),
+    d: letter(
+      1,
+      'order.cancelled',
+      undefined,
+      '14',
+      'value is not JSON',
+      'fatal',
+      '2026-01-01T13:00:00.000Z',
+    ),
   };
   // Idempotent: a retried request (a fresh broker can be slow to answer) never duplicates a letter.
   const producer = kafka.producer({
@@ -365,12 +397,12 @@ describe('dead-letter topics: snapshot, summary, replay (real Kafka)', () => {
       expect(stdout).toContain(`oldest ${shared.letters.a.failedAt}, newest ${shared.letters.d.failedAt}`);
       expect(stdout).toMatch(/^\s+2 {2}payment gateway timeout$/m);
       expect(stdout).toMatch(
-        /^PARTITION\/OFFSET\s+CE_ID\s+CE_TYPE\s+ORIGINAL\s+CLASS\s+ATTEMPTS\s+FAILED_AT\s+ERROR$/m,
+        /^PARTITION\/OFFSET\s+CE_ID\s+CE_TYPE\s+ORIGINAL\s+COPIES\s+CLASS\s+ATTEMPTS\s+FAILED_AT\s+ERROR$/m,
       );
       const c = shared.letters.c;
       expect(stdout).toMatch(
         new RegExp(
-          `^1/0\\s+${c.eventId}\\s+payment\\.authorized\\s+${shared.payments}/0/17\\s+fatal\\s+1\\s+`,
+          `^1/0\\s+${c.eventId}\\s+payment\\.authorized\\s+${shared.payments}/0/17\\s+1\\s+fatal\\s+1\\s+`,
           'm',
         ),
       );

@@ -3,9 +3,10 @@ import {
   EventHeaders,
   headerValue,
   readHeaders,
+  type RawHeaders,
   type RecordHeaders,
 } from '@pipeline/contracts';
-import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 
 /** One record of a dead-letter topic, with its diagnostic headers parsed. */
 export interface DeadLetterRecord {
@@ -15,9 +16,12 @@ export interface DeadLetterRecord {
   readonly offset: string;
   readonly key: Buffer | null;
   readonly value: Buffer | null;
-  /** Every header byte for byte (repeated headers stay arrays): replay sends these back. */
-  readonly rawHeaders: IHeaders;
-  /** The same headers decoded as UTF-8, first value of a repeated header. */
+  /**
+   * Every header as the client decoded it: bytes, an array when a name repeats, `null` for a null
+   * value (any client may write to the topic). Replay sends these back (replayHeaders).
+   */
+  readonly rawHeaders: RawHeaders;
+  /** The same headers as text (headerValue: first value of a repeated one, null ones left out). */
   readonly headers: RecordHeaders;
   readonly eventId: string | undefined;
   readonly eventType: string | undefined;
@@ -51,7 +55,7 @@ export function toDeadLetterRecord(
   partition: number,
   message: KafkaMessage,
 ): DeadLetterRecord {
-  const rawHeaders = message.headers ?? {};
+  const rawHeaders: RawHeaders = message.headers ?? {};
   const get = (name: string) => nonEmpty(headerValue(rawHeaders, name));
   const failedAt = get(DeadLetterHeaders.failedAt);
   const failedAtMs = failedAt === undefined ? Number.NaN : Date.parse(failedAt);

@@ -1,3 +1,4 @@
+import type { DeadLetterCopies } from './dead-letter-copies';
 import type { DeadLetterRecord } from './dead-letter-record';
 import type { Count, DeadLetterSummary } from './dead-letter-summary';
 import type { ReplayPlan, ReplayResult } from './replay';
@@ -17,9 +18,16 @@ export interface DeadLetterRow {
   readonly failedAt: string | undefined;
   readonly consumerGroup: string | undefined;
   readonly error: string | undefined;
+  /** How many records of the topic are this dead letter: 1 unless it was dead-lettered again. */
+  readonly copies: number;
+  /** `<partition>/<offset>` of the other copies, which replay does not send again. */
+  readonly otherCopies: readonly string[];
 }
 
-export const toDeadLetterRow = (record: DeadLetterRecord): DeadLetterRow => ({
+const at = (record: DeadLetterRecord): string => `${record.partition}/${record.offset}`;
+
+/** A dead letter as one row, shown at its first copy (groupCopies). */
+export const toDeadLetterRow = ({ first: record, copies }: DeadLetterCopies): DeadLetterRow => ({
   partition: record.partition,
   offset: record.offset,
   key: record.key === null ? null : record.key.toString('utf8'),
@@ -33,12 +41,20 @@ export const toDeadLetterRow = (record: DeadLetterRecord): DeadLetterRow => ({
   failedAt: record.failedAt,
   consumerGroup: record.consumerGroup,
   error: record.error,
+  copies: copies.length,
+  otherCopies: copies.slice(1).map(at),
 });
 
-/** One line, at most `width` characters: error messages can span lines (stack traces). */
+// C0 and C1 controls: any client may write a header, and a terminal obeys escape sequences.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * One line, at most `width` characters: error messages can span lines (stack traces), and a
+ * header written by any client may hold control characters (shown as U+FFFD).
+ */
 export function oneLine(text: string | undefined, width: number): string {
   if (text === undefined) return '-';
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = text.replace(/\s+/g, ' ').replace(CONTROL, '\uFFFD').trim();
   return flat.length <= width ? flat : `${flat.slice(0, width - 1)}…`;
 }
 
@@ -61,8 +77,14 @@ const countLines = (title: string, counts: readonly Count[]): string[] => [
 
 export function renderSummary(topic: string, summary: DeadLetterSummary): string[] {
   if (summary.total === 0) return [`${topic}: no dead-lettered records`];
+  const { total, records, duplicateCopies } = summary;
+  const copies =
+    duplicateCopies === 0
+      ? ''
+      : ` (${records} records: ${duplicateCopies} ${duplicateCopies === 1 ? 'is a later copy' : 'are later copies'}` +
+        ' of a record the same group dead-lettered again, counted and listed once)';
   return [
-    `${topic}: ${summary.total} dead-lettered record${summary.total === 1 ? '' : 's'}`,
+    `${topic}: ${total} dead-lettered record${total === 1 ? '' : 's'}${copies}`,
     `failed_at: oldest ${summary.oldestFailedAt ?? '-'}, newest ${summary.newestFailedAt ?? '-'}`,
     '',
     ...countLines('error', summary.byError),
@@ -75,28 +97,53 @@ export function renderSummary(topic: string, summary: DeadLetterSummary): string
 const originOf = (record: DeadLetterRecord): string =>
   record.originalTopic === undefined
     ? '-'
-    : `${record.originalTopic}/${record.originalPartition ?? '?'}/${record.originalOffset ?? '?'}`;
+    : oneLine(
+        `${record.originalTopic}/${record.originalPartition ?? '?'}/${record.originalOffset ?? '?'}`,
+        120,
+      );
 
-export function renderRecords(records: readonly DeadLetterRecord[], errorWidth = 60): string[] {
-  return renderTable(
-    ['PARTITION/OFFSET', 'CE_ID', 'CE_TYPE', 'ORIGINAL', 'CLASS', 'ATTEMPTS', 'FAILED_AT', 'ERROR'],
-    records.map((record) => [
-      `${record.partition}/${record.offset}`,
-      record.eventId ?? '-',
-      record.eventType ?? '-',
+/** A header value in a table cell: one bounded line. */
+const cell = (text: string | undefined): string => oneLine(text, 80);
+
+/** One row per dead letter, at its first copy; COPIES counts the records of it (1: dead-lettered once). */
+export function renderRecords(groups: readonly DeadLetterCopies[], errorWidth = 60): string[] {
+  const table = renderTable(
+    ['PARTITION/OFFSET', 'CE_ID', 'CE_TYPE', 'ORIGINAL', 'COPIES', 'CLASS', 'ATTEMPTS', 'FAILED_AT', 'ERROR'],
+    groups.map(({ first: record, copies }) => [
+      at(record),
+      cell(record.eventId),
+      cell(record.eventType),
       originOf(record),
-      record.errorClass ?? '-',
+      String(copies.length),
+      cell(record.errorClass),
       record.attempts === undefined ? '-' : String(record.attempts),
-      record.failedAt ?? '-',
+      cell(record.failedAt),
       oneLine(record.error, errorWidth),
     ]),
   );
+  const again = groups.filter(({ copies }) => copies.length > 1);
+  if (again.length === 0) return table;
+  return [
+    ...table,
+    '',
+    'dead-lettered more than once (a crash between the dead letter and the offset commit):',
+    ...again.map(
+      ({ first, copies }) =>
+        `  ${at(first)} ${originOf(first)}: also at ${copies.slice(1).map(at).join(', ')}`,
+    ),
+  ];
 }
 
 export function renderSkipped(plan: ReplayPlan): string[] {
   return plan.skipped.map(
-    ({ source, reason }) =>
-      `skipped ${source.partition}/${source.offset} (ce_id ${source.eventId ?? '-'}): ${reason}`,
+    ({ source, reason }) => `skipped ${at(source)} (ce_id ${cell(source.eventId)}): ${oneLine(reason, 400)}`,
+  );
+}
+
+export function renderDuplicates(plan: ReplayPlan): string[] {
+  return plan.duplicates.map(
+    ({ source, firstCopy }) =>
+      `not sent again ${at(source)} (ce_id ${cell(source.eventId)}): a later copy of ${firstCopy}, the same original dead-lettered again`,
   );
 }
 
@@ -104,10 +151,10 @@ export function renderPlan(plan: ReplayPlan): string[] {
   return renderTable(
     ['PARTITION/OFFSET', 'CE_ID', 'CE_TYPE', 'TO TOPIC'],
     plan.items.map(({ source, topic }) => [
-      `${source.partition}/${source.offset}`,
-      source.eventId ?? '-',
-      source.eventType ?? '-',
-      topic,
+      at(source),
+      cell(source.eventId),
+      cell(source.eventType),
+      cell(topic),
     ]),
   );
 }

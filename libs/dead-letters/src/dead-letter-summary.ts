@@ -1,3 +1,4 @@
+import { groupCopies } from './dead-letter-copies';
 import type { DeadLetterRecord } from './dead-letter-record';
 
 /** How a missing header is counted, so absent diagnostics stay visible instead of vanishing. */
@@ -9,7 +10,12 @@ export interface Count {
 }
 
 export interface DeadLetterSummary {
+  /** Dead letters, each counted once however many copies of it the topic holds; the counts below too. */
   readonly total: number;
+  /** Records read: `total` plus `duplicateCopies`. */
+  readonly records: number;
+  /** Later copies of a record dead-lettered more than once by the same group (groupCopies). */
+  readonly duplicateCopies: number;
   readonly byError: readonly Count[];
   readonly byErrorClass: readonly Count[];
   readonly byOriginalTopic: readonly Count[];
@@ -39,12 +45,15 @@ export function summariseDeadLetters(records: readonly DeadLetterRecord[]): Dead
     if (oldest === undefined || record.failedAtMs < (oldest.failedAtMs ?? Infinity)) oldest = record;
     if (newest === undefined || record.failedAtMs > (newest.failedAtMs ?? -Infinity)) newest = record;
   }
+  const firsts = groupCopies(records).map((group) => group.first);
   return {
-    total: records.length,
-    byError: countBy(records, (record) => record.error),
-    byErrorClass: countBy(records, (record) => record.errorClass),
-    byOriginalTopic: countBy(records, (record) => record.originalTopic),
-    byEventType: countBy(records, (record) => record.eventType),
+    total: firsts.length,
+    records: records.length,
+    duplicateCopies: records.length - firsts.length,
+    byError: countBy(firsts, (record) => record.error),
+    byErrorClass: countBy(firsts, (record) => record.errorClass),
+    byOriginalTopic: countBy(firsts, (record) => record.originalTopic),
+    byEventType: countBy(firsts, (record) => record.eventType),
     oldestFailedAt: oldest?.failedAt,
     newestFailedAt: newest?.failedAt,
   };

@@ -1,8 +1,10 @@
+import type { RawHeaders } from '@pipeline/contracts';
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { groupCopies } from './dead-letter-copies';
 import { filterDeadLetters, parseIsoInstant } from './dead-letter-filter';
 import { toDeadLetterRecord } from './dead-letter-record';
-import { oneLine, renderRecords } from './dead-letter-report';
+import { oneLine, renderRecords, renderSkipped, toDeadLetterRow } from './dead-letter-report';
 import { MISSING_HEADER, summariseDeadLetters } from './dead-letter-summary';
 import { planReplay, replayHeaders } from './replay';
 
@@ -46,7 +48,7 @@ describe('dead-letter records', () => {
     const summary = summariseDeadLetters([record]);
     expect(summary.byOriginalTopic).toEqual([{ value: MISSING_HEADER, count: 1 }]);
     expect(summary.oldestFailedAt).toBeUndefined();
-    expect(renderRecords([record])[1]).toMatch(/^0\/3\s+-\s+-\s+-\s+-\s+-\s+soon\s+-$/);
+    expect(renderRecords(groupCopies([record]))[1]).toMatch(/^0\/3\s+-\s+-\s+-\s+1\s+-\s+-\s+soon\s+-$/);
   });
 
   it('replays the original headers byte for byte, repeated ones included, and replaces an earlier replayed_from', () => {
@@ -100,8 +102,111 @@ describe('dead-letter records', () => {
     );
   });
 
-  it('prints an error on one bounded line', () => {
+  it('prints an error on one bounded line, control characters shown as U+FFFD', () => {
     expect(oneLine('  Error: boom\n    at handler (x.ts:1)  ', 20)).toBe('Error: boom at hand…');
     expect(oneLine(undefined, 20)).toBe('-');
+    expect(oneLine('red \u001b[31mtext\u0000', 40)).toBe('red \uFFFD[31mtext\uFFFD');
+  });
+});
+
+/** Headers as any client may write them, kafkajs decoding: null values, arrays for repeats. */
+const oddHeaders = (): RawHeaders => ({
+  ce_id: Buffer.from('e1'),
+  ce_type: Buffer.from('order.placed'),
+  original_topic: Buffer.from('orders'),
+  original_partition: Buffer.from('0'),
+  original_offset: Buffer.from('5'),
+  error: [null, Buffer.from('first\nline'), Buffer.from('second')],
+  'x-null': null,
+  'x-empty': Buffer.alloc(0),
+  'x-repeated': [Buffer.from('a'), null, Buffer.alloc(0), Buffer.from('a')],
+  'x-all-null': [null, null],
+  'x-binary': Buffer.from([0xff, 0xfe, 0x00, 0xc3]),
+  ...Object.fromEntries(Array.from({ length: 1_000 }, (_, n) => [`x-${n}`, Buffer.from(String(n))])),
+});
+
+const oddMessage = (headers: RawHeaders, key: Buffer | null, value: Buffer | null): KafkaMessage =>
+  // kafkajs's IHeaders type has no null; its decoder gives one for a header of length -1.
+  ({ key, value, timestamp: '0', attributes: 0, offset: '7', headers }) as unknown as KafkaMessage;
+
+describe('dead letters with headers of every shape', () => {
+  it('reads them without throwing: a null value is absent, a repeat reads its first value', () => {
+    const record = toDeadLetterRecord('x.dead-letter', 1, oddMessage(oddHeaders(), null, null));
+    expect(record).toMatchObject({
+      key: null,
+      value: null,
+      eventId: 'e1',
+      originalTopic: 'orders',
+      originalOffset: '5',
+      error: undefined,
+    });
+    expect(record.headers['x-null']).toBeUndefined();
+    expect(record.headers['x-empty']).toBe('');
+    expect(record.headers['x-binary']).toBe('\uFFFD\uFFFD\u0000\uFFFD');
+    expect(Object.keys(record.headers)).toHaveLength(1_000 + 8);
+    expect(JSON.parse(JSON.stringify(toDeadLetterRow(groupCopies([record])[0]!)))).toMatchObject({
+      key: null,
+      eventId: 'e1',
+      copies: 1,
+    });
+    expect(renderRecords(groupCopies([record]))).toHaveLength(2);
+  });
+
+  it('replays them byte for byte, empty values and repeats included, and drops null values', () => {
+    const record = toDeadLetterRecord(
+      'x.dead-letter',
+      1,
+      oddMessage(oddHeaders(), Buffer.from('k'), Buffer.from('{}')),
+    );
+    const headers = replayHeaders(record);
+    expect(headers['x-null']).toBeUndefined();
+    expect('x-all-null' in headers).toBe(false);
+    expect(headers['x-empty']).toEqual(Buffer.alloc(0));
+    expect(headers['x-repeated']).toEqual([Buffer.from('a'), Buffer.alloc(0), Buffer.from('a')]);
+    expect(headers['x-binary']).toEqual(Buffer.from([0xff, 0xfe, 0x00, 0xc3]));
+    expect(headers['x-999']).toEqual(Buffer.from('999'));
+    expect(headers.error).toBeUndefined();
+    expect(Object.keys(headers)).toHaveLength(1_000 + 6);
+    const values = Object.values(headers).flatMap((value) => (Array.isArray(value) ? value : [value]));
+    expect(values.every((value) => value !== null && value !== undefined)).toBe(true);
+  });
+
+  it('skips a letter with no value and no CloudEvents headers, saying why; replays a tombstone', () => {
+    const undecodable = toDeadLetterRecord(
+      'x.dead-letter',
+      0,
+      oddMessage(
+        {
+          original_topic: Buffer.from('orders'),
+          original_partition: Buffer.from('3'),
+          original_offset: Buffer.from('40'),
+          error: Buffer.from('KafkaJSNotImplemented: ZSTD compression not implemented'),
+          error_code: Buffer.from('UndecodableBatch'),
+          'x-null': null,
+        },
+        null,
+        null,
+      ),
+    );
+    const tombstone = toDeadLetterRecord(
+      'x.dead-letter',
+      0,
+      oddMessage(
+        { ce_id: Buffer.from('t1'), original_topic: Buffer.from('inventory.stock') },
+        Buffer.from('SKU-1'),
+        null,
+      ),
+    );
+    const plan = planReplay([undecodable, tombstone]);
+    expect(plan.items.map((item) => item.message)).toEqual([
+      {
+        key: Buffer.from('SKU-1'),
+        value: null,
+        headers: { ce_id: Buffer.from('t1'), replayed_from: 'x.dead-letter/0/7' },
+      },
+    ]);
+    expect(renderSkipped(plan)).toEqual([
+      'skipped 0/7 (ce_id -): no value and no CloudEvents headers (UndecodableBatch): nothing of the original record was kept; read it at orders/3/40 on the original topic while it is retained',
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 export { deadLetterPosition, toDeadLetterRecord, type DeadLetterRecord } from './dead-letter-record';
+export { FirstCopies, groupCopies, incidentOf, type DeadLetterCopies } from './dead-letter-copies';
 export {
   DeadLetterTopicNotFoundError,
   readDeadLetters,
@@ -19,6 +20,7 @@ export {
   replayHeaders,
   replayTargets,
   sendReplay,
+  type DuplicateCopy,
   type ReplayItem,
   type ReplayPlan,
   type ReplayResult,
@@ -26,6 +28,7 @@ export {
   type SkippedRecord,
 } from './replay';
 export {
+  renderDuplicates,
   renderPlan,
   renderRecords,
   renderReplayResult,

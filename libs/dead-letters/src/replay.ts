@@ -1,5 +1,12 @@
-import { DeadLetterHeaders, RECORD_TOO_LARGE, RELAY_STAGE, ReplayHeaders } from '@pipeline/contracts';
+import {
+  DeadLetterHeaders,
+  EventHeaders,
+  RECORD_TOO_LARGE,
+  RELAY_STAGE,
+  ReplayHeaders,
+} from '@pipeline/contracts';
 import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
+import { FirstCopies } from './dead-letter-copies';
 import { deadLetterPosition, type DeadLetterRecord } from './dead-letter-record';
 import { countBy, type Count } from './dead-letter-summary';
 import { chunkBySize, recordBytes } from '@pipeline/messaging';
@@ -18,10 +25,18 @@ export interface SkippedRecord {
   readonly reason: string;
 }
 
+/** A later copy of a record dead-lettered more than once (dead-letter-copies.ts): not sent again. */
+export interface DuplicateCopy {
+  readonly source: DeadLetterRecord;
+  /** The position of the copy that stands for the incident (replayed, or skipped with a reason). */
+  readonly firstCopy: string;
+}
+
 export interface ReplayPlan {
   /** In dead-letter order (partition, offset), which keeps each key's order. */
   readonly items: readonly ReplayItem[];
   readonly skipped: readonly SkippedRecord[];
+  readonly duplicates: readonly DuplicateCopy[];
 }
 
 export interface ReplayResult {
@@ -29,36 +44,78 @@ export interface ReplayResult {
   readonly byTopic: readonly Count[];
 }
 
+/**
+ * The original headers, bytes, empty values and repeats as they came, without the diagnostic
+ * ones. A null value is dropped: kafkajs cannot write one (it throws on the whole batch), and
+ * every reader here reads a null value as absent anyway.
+ */
 export function replayHeaders(record: DeadLetterRecord): IHeaders {
   const headers: IHeaders = {};
   for (const [name, value] of Object.entries(record.rawHeaders)) {
     // An earlier replay's `replayed_from` is replaced, not repeated.
     if (value === undefined || DIAGNOSTIC_HEADERS.includes(name) || name === ReplayHeaders.replayedFrom)
       continue;
-    headers[name] = value;
+    if (!Array.isArray(value)) {
+      if (value !== null) headers[name] = value;
+      continue;
+    }
+    const present = value.filter((one) => one !== null);
+    if (present.length > 0) headers[name] = present;
   }
   headers[ReplayHeaders.replayedFrom] = deadLetterPosition(record);
   return headers;
 }
 
-/** Decides what goes where; a record that does not say where it came from is skipped, never guessed. */
-export function planReplay(records: readonly DeadLetterRecord[]): ReplayPlan {
+const CLOUD_EVENTS_HEADERS: readonly string[] = Object.values(EventHeaders);
+
+/**
+ * Decides what goes where: a record that does not say where it came from, or kept nothing to
+ * send, is skipped with the reason, never guessed. A later copy of an incident already planned
+ * (here, or in an earlier call given the same `firstCopies`) is not sent again.
+ */
+export function planReplay(
+  records: readonly DeadLetterRecord[],
+  firstCopies: FirstCopies = new FirstCopies(),
+): ReplayPlan {
   const items: ReplayItem[] = [];
   const skipped: SkippedRecord[] = [];
+  const duplicates: DuplicateCopy[] = [];
   for (const source of records) {
-    if (source.originalTopic === undefined) {
+    const firstCopy = firstCopies.earlierCopyOf(source);
+    if (firstCopy !== undefined) {
+      duplicates.push({ source, firstCopy });
+    } else if (source.originalTopic === undefined) {
       skipped.push({ source, reason: `no ${DeadLetterHeaders.originalTopic} header` });
     } else if (source.originalTopic === source.topic) {
       skipped.push({ source, reason: `${DeadLetterHeaders.originalTopic} is the dead-letter topic itself` });
     } else if (source.stage === RELAY_STAGE && source.errorCode === RECORD_TOO_LARGE) {
       skipped.push({ source, reason: tooLargeReason(source) });
+    } else if (
+      source.value === null &&
+      !CLOUD_EVENTS_HEADERS.some((name) => Object.hasOwn(source.headers, name))
+    ) {
+      skipped.push({ source, reason: nothingKeptReason(source) });
     } else {
       // No partition: the key picks it, as it did for the original producer and does for new events.
       const message: Message = { key: source.key, value: source.value, headers: replayHeaders(source) };
       items.push({ source, topic: source.originalTopic, message });
     }
   }
-  return { items, skipped };
+  return { items, skipped, duplicates };
+}
+
+/**
+ * No value and no CloudEvents header: no record of the original was kept (the letter of a batch
+ * that could not be decoded carries only its range and the error). Sending it would put an empty
+ * record on the original topic, which every consumer would dead-letter again.
+ */
+function nothingKeptReason(source: DeadLetterRecord): string {
+  const code = source.errorCode === undefined ? '' : ` (${source.errorCode})`;
+  const from = `${source.originalTopic}/${source.originalPartition ?? '?'}/${source.originalOffset ?? '?'}`;
+  return (
+    `no value and no CloudEvents headers${code}: nothing of the original record was kept; ` +
+    `read it at ${from} on the original topic while it is retained`
+  );
 }
 
 /** The broker refused the original as too large for its topic: it would refuse a replay again. */

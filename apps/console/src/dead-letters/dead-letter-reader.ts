@@ -1,5 +1,6 @@
 import { toDeadLetterRecord } from '@pipeline/dead-letters';
-import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import { recordBytes } from '@pipeline/messaging';
+import type { Consumer, Kafka } from 'kafkajs';
 import type { OffsetRange, ReadRecord, Watermark } from './dead-letter-page';
 
 export interface DeadLetterReaderOptions {
@@ -18,14 +19,6 @@ export interface RangeHandlers {
   /** A range is complete (the reader goes through the ranges one after another). */
   readonly onRangeEnd?: (range: OffsetRange) => void;
 }
-
-const recordBytes = (message: KafkaMessage): number => {
-  let bytes = (message.key?.length ?? 0) + (message.value?.length ?? 0);
-  for (const [name, value] of Object.entries(message.headers ?? {}))
-    for (const one of Array.isArray(value) ? value : [value])
-      bytes += name.length + (one === undefined ? 0 : Buffer.byteLength(one));
-  return bytes;
-};
 
 /**
  * Reads chosen offsets of a dead-letter topic, never the whole of it: each range is reached with

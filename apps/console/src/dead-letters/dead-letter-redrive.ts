@@ -1,6 +1,7 @@
 import {
   deadLetterPosition,
   filterDeadLetters,
+  FirstCopies,
   planReplay,
   sendReplay,
   type DeadLetterFilter,
@@ -13,7 +14,9 @@ export interface RedriveResult {
   readonly replayed: number;
   readonly byTopic: readonly { readonly value: string; readonly count: number }[];
   readonly skipped: readonly { readonly position: string; readonly reason: string }[];
-  /** The dead-letter positions replayed or skipped. */
+  /** Later copies of a dead letter met earlier in this redrive (the same original dead-lettered again): not sent. */
+  readonly duplicates: readonly { readonly position: string; readonly firstCopy: string }[];
+  /** The dead-letter positions replayed, skipped or not sent again. */
   readonly positions: readonly string[];
 }
 
@@ -24,6 +27,8 @@ const byPosition = (a: DeadLetterRecord, b: DeadLetterRecord): number =>
  * Replays dead letters through the code of `npm run dlt -- replay` (`planReplay`, `sendReplay`),
  * a page's worth at a time: records given in dead-letter order are sent in that order, so each
  * key keeps its order, and no more than a page (`limits`) is held at once whatever is redriven.
+ * A dead letter the topic holds several copies of is sent once per redrive, however many pages
+ * apart its copies are (`FirstCopies` keeps one position per dead letter met, not the records).
  */
 export class Redrive {
   private chunk: DeadLetterRecord[] = [];
@@ -31,6 +36,8 @@ export class Redrive {
   private replayed = 0;
   private readonly byTopic = new Map<string, number>();
   private readonly skipped: { position: string; reason: string }[] = [];
+  private readonly duplicates: { position: string; firstCopy: string }[] = [];
+  private readonly firstCopies = new FirstCopies();
   private readonly positions: string[] = [];
 
   constructor(
@@ -59,6 +66,7 @@ export class Redrive {
       replayed: this.replayed,
       byTopic: [...this.byTopic].map(([value, count]) => ({ value, count })),
       skipped: this.skipped,
+      duplicates: this.duplicates,
       positions: this.positions,
     };
   }
@@ -68,13 +76,15 @@ export class Redrive {
     this.chunk = [];
     this.chunkBytes = 0;
     if (records.length === 0) return;
-    const plan = planReplay(records);
+    const plan = planReplay(records, this.firstCopies);
     const result = await sendReplay(this.kafka, plan);
     this.replayed += result.replayed;
     for (const { value, count } of result.byTopic)
       this.byTopic.set(value, (this.byTopic.get(value) ?? 0) + count);
     for (const { source, reason } of plan.skipped)
       this.skipped.push({ position: deadLetterPosition(source), reason });
+    for (const { source, firstCopy } of plan.duplicates)
+      this.duplicates.push({ position: deadLetterPosition(source), firstCopy });
     this.positions.push(...records.map(deadLetterPosition));
   }
 }

@@ -1,5 +1,5 @@
 import { Topics, decodeEnvelope } from '@pipeline/contracts';
-import type { Consumer, EachBatchPayload, Kafka, Logger } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Logger } from 'kafkajs';
 import type { FeedEvent, OrderStore } from './order-store';
 
 /** The saga topics the live flow follows, by their contract names. */
@@ -105,24 +105,34 @@ export class OrderFeed {
   private async apply({ batch, heartbeat }: Pick<EachBatchPayload, 'batch' | 'heartbeat'>): Promise<void> {
     const topic = batch.topic.slice(this.options.prefix.length);
     for (const message of batch.messages) {
-      const decoded = decodeEnvelope(message.value, message.headers);
-      if (!decoded.ok) continue; // Poison is the services' business (their dead-letter topics).
-      const { metadata, payload } = decoded;
-      const event: FeedEvent = {
-        topic,
-        partition: batch.partition,
-        offset: message.offset,
-        id: metadata.id,
-        type: metadata.type,
-        source: metadata.source,
-        time: metadata.time,
-        correlationId: metadata.correlationId,
-        causationId: metadata.causationId,
-        traceparent: metadata.traceparent,
-        payload,
-      };
-      this.store.add(event);
+      const event = feedEventOf(topic, batch.partition, message);
+      if (event !== undefined) this.store.add(event);
     }
     await heartbeat();
   }
+}
+
+/**
+ * A saga record as the live flow shows it, or `undefined` for one that is not an event of ours.
+ * Any client may write to the saga topics: whatever the headers (null or empty values, repeated
+ * names, bytes that are not UTF-8, a thousand of them), this never throws, since a throw here
+ * would fail the whole fetch and the feed would stop at that record.
+ */
+export function feedEventOf(topic: string, partition: number, message: KafkaMessage): FeedEvent | undefined {
+  const decoded = decodeEnvelope(message.value, message.headers);
+  if (!decoded.ok) return undefined; // Poison is the services' business (their dead-letter topics).
+  const { metadata, payload } = decoded;
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    id: metadata.id,
+    type: metadata.type,
+    source: metadata.source,
+    time: metadata.time,
+    correlationId: metadata.correlationId,
+    causationId: metadata.causationId,
+    traceparent: metadata.traceparent,
+    payload,
+  };
 }

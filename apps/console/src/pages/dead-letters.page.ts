@@ -1,8 +1,9 @@
 import { deadLetterTopic, ServiceNames, type ServiceName } from '@pipeline/contracts';
 import {
-  deadLetterPosition,
   filterDeadLetters,
+  groupCopies,
   parseIsoInstant,
+  type DeadLetterCopies,
   type DeadLetterFilter,
   type DeadLetterRecord,
 } from '@pipeline/dead-letters';
@@ -20,6 +21,7 @@ import {
 import { DeadLetterReader } from '../dead-letters/dead-letter-reader';
 import { Redrive } from '../dead-letters/dead-letter-redrive';
 import { registerAction } from '../http/actions';
+import { deadLetterRow } from './dead-letter-row.view';
 import { html, type SafeHtml } from './html';
 import { actionButton, csrfField, layout, type PageContext, sendHtml, tableHead } from './layout';
 
@@ -97,58 +99,23 @@ interface DeadLetterPage {
   readonly read: number;
 }
 
-const payloadOf = (record: DeadLetterRecord): string => {
-  if (record.value === null) return '(no value: a tombstone)';
-  const raw = record.value.toString('utf8');
-  try {
-    return JSON.stringify(JSON.parse(raw), null, 2);
-  } catch {
-    return `${raw.slice(0, 2000)}\n(not JSON: ${record.value.length} bytes, hex ${record.value.subarray(0, 64).toString('hex')})`;
-  }
-};
-
-function recordRow(record: DeadLetterRecord): SafeHtml {
-  const position = deadLetterPosition(record);
-  return html`<tr
-    data-position="${position}"
-    data-event-id="${record.eventId ?? ''}"
-    data-original="${record.originalTopic ?? ''}/${record.originalPartition ?? ''}/${record.originalOffset ?? ''}"
-  >
-    <td>
-      <input
-        type="checkbox"
-        name="position"
-        value="${position}"
-        form="redrive"
-        aria-label="select ${position}"
-      />
-    </td>
-    <td class="num">${record.partition}/${record.offset}</td>
-    <td>
-      ${record.eventType ?? '–'}<br /><small><code>${record.eventId ?? '–'}</code></small>
-    </td>
-    <td data-field="original">
-      ${record.originalTopic ?? '–'} / ${record.originalPartition ?? '–'} / ${record.originalOffset ?? '–'}
-    </td>
-    <td data-field="error">${record.error ?? '–'}</td>
-    <td data-field="error-class">${record.errorClass ?? '–'}</td>
-    <td class="num" data-field="attempts">${record.attempts ?? '–'}</td>
-    <td data-field="failed-at">${record.failedAt ?? '–'}</td>
-    <td data-field="group">${record.consumerGroup ?? '–'}</td>
-    <td>
-      <details>
-        <summary>payload</summary>
-        <pre>${payloadOf(record)}</pre>
-      </details>
-    </td>
-  </tr>`;
+/**
+ * The page's dead letters, newest first, each once: copies of one the same group dead-lettered
+ * again are one row (groupCopies). A row stands for its first copy that matches the filter, so
+ * that redriving it selects a record the filter lets through.
+ */
+function shownOnPage(records: readonly DeadLetterRecord[], filter: DeadLetterFilter): DeadLetterCopies[] {
+  return groupCopies(records).flatMap(({ copies }) => {
+    const [first] = filterDeadLetters(copies, filter);
+    return first === undefined ? [] : [{ first, copies }];
+  });
 }
 
 function listPage(
   context: PageContext,
   service: ServiceName,
   page: DeadLetterPage,
-  shown: readonly DeadLetterRecord[],
+  shown: readonly DeadLetterCopies[],
   fields: FilterFields,
   limits: { readonly size: number; readonly maxBytes: number },
 ): SafeHtml {
@@ -156,13 +123,23 @@ function listPage(
     fields[name] ? html`<input type="hidden" name="${name}" value="${fields[name]}" />` : '',
   );
   const { total, records } = page;
-  const filtered = shown.length === records.length ? '' : html`, ${shown.length} of them matching the filter`;
+  const copies = shown.reduce((sum, { copies }) => sum + copies.length - 1, 0);
+  const filtered =
+    shown.length + copies === records.length ? '' : html`, ${shown.length} of them matching the filter`;
+  const again =
+    copies === 0
+      ? ''
+      : html` <span data-field="page-copies">${copies}</span> of them
+          ${copies === 1 ? 'is a later copy' : 'are later copies'} of a dead letter the same group wrote again
+          (a crash between the dead letter and its offset commit): each dead letter is one row, and its
+          <em>copies</em> column counts the copies on this page.`;
   return html`<p>
       <code>${page.topic}</code>: <span data-field="total">${total}</span> record${total === 1n ? '' : 's'}.
       This page: the ${records.length} newest${fields.before ? ' below the previous page' : ''}${filtered} (a
-      page holds at most ${limits.size} records and ${Math.round(limits.maxBytes / 1024)} KiB). Redrive
-      produces them back onto their original topic with the diagnostic headers removed, exactly as
-      <code>npm run dlt -- replay</code> does; the consumers' inbox drops an event they already applied.
+      page holds at most ${limits.size} records and ${Math.round(limits.maxBytes / 1024)} KiB).${again}
+      Redrive produces them back onto their original topic with the diagnostic headers removed, exactly as
+      <code>npm run dlt -- replay</code> does, each dead letter once; the consumers' inbox drops an event they
+      already applied.
     </p>
     <form method="get" action="/dead-letters/${service}" class="row" aria-label="Filter">
       <label>Error contains <input name="error" value="${fields.error ?? ''}" /></label>
@@ -179,9 +156,9 @@ function listPage(
       ${actionButton(context, `Redrive all ${shown.length} shown`, html`name="scope" value="all"`)}
     </form>
     <table id="dead-letters" data-read="${page.read}">
-      ${tableHead('Select', 'Partition/offset', 'Event', 'original_topic / partition / offset', 'error', 'error_class', 'attempts', 'failed_at', 'consumer_group', 'Payload')}
+      ${tableHead('Select', 'Partition/offset', 'Event', 'original_topic / partition / offset', 'copies', 'error', 'error_class', 'attempts', 'failed_at', 'consumer_group', 'Payload')}
       <tbody>
-        ${shown.map(recordRow)}
+        ${shown.map(deadLetterRow)}
       </tbody>
     </table>
     <p class="row">
@@ -242,7 +219,7 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
       const fields = request.query;
       const filter = toFilter(fields);
       const page = await readPage(topicOf(service), cursorOf(fields));
-      const shown = filterDeadLetters(page.records, filter);
+      const shown = shownOnPage(page.records, filter);
       const context = access.pageContext(request, reply);
       const content = listPage(context, service, page, shown, fields, limits);
       return sendHtml(reply, layout(`Dead letters: ${service}`, context, '/dead-letters', content));
@@ -288,6 +265,7 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
         <code>${topic}</code>.
       </p>
       ${result.skipped.length > 0 ? html`<p>Skipped ${result.skipped.length}: ${result.skipped.map((s) => html`${s.position} (${s.reason}) `)}</p>` : ''}
+      ${result.duplicates.length > 0 ? html`<p id="redrive-duplicates">Not sent again: ${result.duplicates.length} later ${result.duplicates.length === 1 ? 'copy' : 'copies'} of a dead letter already redriven here: ${result.duplicates.map((d) => html`${d.position} (a copy of ${d.firstCopy}) `)}</p>` : ''}
       <p><a href="/dead-letters/${service}">Back to ${service}'s dead letters</a></p>`;
     return {
       changed: {
@@ -295,10 +273,16 @@ export function registerDeadLetterPages(app: FastifyInstance, deps: ConsoleDeps)
         replayed: result.replayed,
         byTopic: result.byTopic,
         skipped: result.skipped.length,
+        duplicates: result.duplicates.length,
         positions: result.positions,
       },
       page: { title: `Redrive: ${service}`, current: '/dead-letters', content },
-      json: { replayed: result.replayed, byTopic: result.byTopic, skipped: result.skipped },
+      json: {
+        replayed: result.replayed,
+        byTopic: result.byTopic,
+        skipped: result.skipped,
+        duplicates: result.duplicates,
+      },
     };
   });
 }
