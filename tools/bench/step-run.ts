@@ -149,7 +149,11 @@ function sayOutcome(result: StepResult): void {
         .map(([api, n]) => `${api} ${n}`)
         .join(
           ', ',
-        )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}`,
+        )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}${
+        counts.kafkaRequestBytes?.byApi.Produce === undefined
+          ? ''
+          : `, ${Math.round(counts.kafkaRequestBytes.byApi.Produce)} Produce bytes`
+      }`,
     );
   if (result.console)
     say(

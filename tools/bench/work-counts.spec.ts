@@ -10,6 +10,7 @@ const metrics = (
 pipeline_kafka_requests_total{api="Produce",service="order-service"} ${produce}
 pipeline_kafka_requests_total{api="Fetch",service="order-service"} ${fetch}
 pipeline_kafka_requests_total_other{api="Fetch"} 999
+pipeline_kafka_request_bytes_total{api="Produce",service="order-service"} ${produce * 1000}
 # TYPE pipeline_db_statements_total counter
 pipeline_db_statements_total{service="order-service"} ${statements}
 process_cpu_seconds_total 12.5
@@ -24,12 +25,17 @@ describe('parseServiceCounters', () => {
   it('reads requests by API and statements, ignoring other metrics', () => {
     expect(parseServiceCounters(metrics(97, 87, 1215))).toEqual({
       kafkaRequests: { Produce: 97, Fetch: 87 },
+      kafkaRequestBytes: { Produce: 97_000 },
       dbStatements: 1215,
     });
   });
 
   it('reads a service without the counters as zero', () => {
-    expect(parseServiceCounters('up 1\n')).toEqual({ kafkaRequests: {}, dbStatements: 0 });
+    expect(parseServiceCounters('up 1\n')).toEqual({
+      kafkaRequests: {},
+      kafkaRequestBytes: {},
+      dbStatements: 0,
+    });
   });
 });
 
@@ -47,6 +53,8 @@ describe('stepCounts', () => {
     expect(counts.dbStatements).toEqual({ total: 10, byService: { order: 8, payment: 2 } });
     expect(counts.dbCommits).toEqual({ total: 5, byService: { order: 4, payment: 1 } });
     expect(counts.aboveIdle).toBeUndefined();
+    // 250 Produce requests of 1,000 bytes each over 100 orders.
+    expect(counts.kafkaRequestBytes).toEqual({ byApi: { Produce: 2500 } });
   });
 
   it('takes the idle rate out of the totals when it was measured', () => {

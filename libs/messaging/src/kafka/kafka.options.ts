@@ -40,8 +40,9 @@ export function createKafka(options: KafkaConnectionOptions, overrides: Partial<
 }
 
 /**
- * Every client it creates counts its requests by API in `pipeline_kafka_requests_total`: what a
- * batch costs the broker is a number of requests, whatever the machine's speed (BENCHMARKS.md).
+ * Every client it creates counts its requests by API in `pipeline_kafka_requests_total`, and their
+ * bytes in `pipeline_kafka_request_bytes_total`: what a batch costs the broker is a number of
+ * requests and bytes, whatever the machine's speed (BENCHMARKS.md).
  */
 class CountedKafka extends Kafka {
   override consumer(config: ConsumerConfig): Consumer {
@@ -63,8 +64,10 @@ class CountedKafka extends Kafka {
   }
 }
 
-const countRequest = (event: RequestEvent): void =>
-  PipelineMetrics.kafkaRequests.inc({ api: event.payload.apiName });
+const countRequest = ({ payload: { apiName, size } }: RequestEvent): void => {
+  PipelineMetrics.kafkaRequests.inc({ api: apiName });
+  PipelineMetrics.kafkaRequestBytes.inc({ api: apiName }, size);
+};
 
 export function parseBrokerList(value: string): string[] {
   return value

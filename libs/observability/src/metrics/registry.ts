@@ -131,6 +131,12 @@ export const PipelineMetrics = {
     labelNames: ['api'] as const,
     registers,
   }),
+  kafkaRequestBytes: new Counter({
+    name: 'pipeline_kafka_request_bytes_total',
+    help: 'Bytes of the requests this process sent to the Kafka brokers, by API: for Produce, the record batches as compressed (KAFKA_COMPRESSION).',
+    labelNames: ['api'] as const,
+    registers,
+  }),
   dbStatements: new Counter({
     name: 'pipeline_db_statements_total',
     help: "Statements this process sent to its database over the service's pool and the outbox relay's session (BEGIN and COMMIT included).",
