@@ -28,39 +28,37 @@ ensure_postgres() {
   return 1
 }
 
+# Installs a Debian package when its command is missing (as root, or with passwordless sudo).
+ensure_debian_package() {
+  local command_path="$1" package="$2"
+  if command -v "$command_path" >/dev/null; then return 0; fi
+  if ! command -v apt-get >/dev/null; then
+    log "no $command_path and no apt-get to install $package" >&2
+    return 1
+  fi
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
+  log "installing $package from Debian's packages (apt-get install $package)"
+  $sudo apt-get update -qq >/dev/null || { log "apt-get update failed" >&2; return 1; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$package" >/dev/null \
+    || { log "apt-get install $package failed" >&2; return 1; }
+}
+
 # The console's browser tests drive Debian's Chromium (playwright-core; `npx playwright install`
 # cannot reach its CDN here). Installed from Debian's packages when missing; CHROMIUM_PATH points
 # elsewhere if it is installed under another name.
 ensure_chromium() {
   local browser="${CHROMIUM_PATH:-/usr/bin/chromium}"
   if [ -x "$browser" ]; then return 0; fi
-  if ! command -v apt-get >/dev/null; then
-    log "no Chromium at $browser and no apt-get to install it: set CHROMIUM_PATH" >&2
-    return 1
-  fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
-  log "installing Chromium from Debian's packages (apt-get install chromium)"
-  $sudo apt-get update -qq >/dev/null || { log "apt-get update failed" >&2; return 1; }
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends chromium >/dev/null \
-    || { log "apt-get install chromium failed" >&2; return 1; }
+  ensure_debian_package "$browser" chromium || return 1
   log "$("$browser" --version 2>/dev/null | head -n 1)"
 }
 
-# The interoperability tests write records with a Kafka client nobody here wrote: Debian's kcat
+# The interoperability tests write records with Kafka clients nobody here wrote: Debian's kcat
 # (librdkafka). Installed from Debian's packages when missing, as Chromium is.
 ensure_kcat() {
   if command -v kcat >/dev/null; then return 0; fi
-  if ! command -v apt-get >/dev/null; then
-    log "no kcat on PATH and no apt-get to install it" >&2
-    return 1
-  fi
-  local sudo=""
-  if [ "$(id -u)" -ne 0 ]; then sudo="sudo -n"; fi
-  log "installing kcat from Debian's packages (apt-get install kcat)"
-  $sudo apt-get update -qq >/dev/null || { log "apt-get update failed" >&2; return 1; }
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends kcat >/dev/null \
-    || { log "apt-get install kcat failed" >&2; return 1; }
+  ensure_debian_package kcat kcat || return 1
   log "$(kcat -V 2>/dev/null | head -n 1)"
 }
 

@@ -19,11 +19,10 @@ import {
   Topics,
   UNDECODABLE_BATCH,
   deadLetterTopic,
-  encodeHeaders,
   headerValue,
-  metadataOf,
   type OrderPlacedPayload,
 } from '@pipeline/contracts';
+import { committedPast, produceEvent } from '../support/events';
 import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { REPO_ROOT, eventually } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';
@@ -158,34 +157,17 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
       currency: 'EUR',
       placedAt: new Date().toISOString(),
     };
-    const event = {
-      topic: Topics.orders,
+    // The topic has one partition: the order lands behind the corrupt batch.
+    const sent = await produceEvent(producer, {
+      topic: orders,
       key: orderId,
       type: 'order.placed',
       payload: order,
       correlationId: orderId,
-    };
-    const [sent] = await producer.send({
-      topic: orders,
-      acks: -1,
-      messages: [
-        {
-          partition: 0,
-          key: orderId,
-          value: JSON.stringify(order),
-          headers: encodeHeaders(metadataOf(event, 'test')),
-        },
-      ],
     });
     const payment = await startService('payment', { prefix, group, label: 'crashloop_dlt' });
     services.push(payment);
-    await eventually(
-      async () => {
-        const [committed] = await admin.fetchOffsets({ groupId: group, topics: [orders] });
-        return Number(committed?.partitions[0]?.offset ?? -1) > Number(sent!.baseOffset) ? true : undefined;
-      },
-      { what: 'the group past the batch and the order', timeoutMs: 60_000 },
-    );
+    await committedPast(admin, group, [sent], 60_000);
     const payments = await payment.database.withClient((client) =>
       client.query('SELECT order_id FROM payments WHERE order_id = $1', [orderId]),
     );
