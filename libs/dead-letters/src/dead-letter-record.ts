@@ -28,6 +28,8 @@ export interface DeadLetterRecord {
   readonly originalTopic: string | undefined;
   readonly originalPartition: number | undefined;
   readonly originalOffset: string | undefined;
+  /** The last offset of a range that starts at `originalOffset`: the letter of a batch that could not be decoded. */
+  readonly originalLastOffset: string | undefined;
   /** The error message, trimmed. */
   readonly error: string | undefined;
   readonly errorClass: string | undefined;
@@ -38,7 +40,7 @@ export interface DeadLetterRecord {
   readonly consumerGroup: string | undefined;
   /** `relay` when the outbox relay wrote it; absent for a consumer's letter. */
   readonly stage: string | undefined;
-  /** A stable code of the failure (`RecordTooLarge`), when the writer gave one. */
+  /** A stable code of the failure (`RecordTooLarge`, `UndecodableBatch`), when the writer gave one. */
   readonly errorCode: string | undefined;
 }
 
@@ -72,6 +74,7 @@ export function toDeadLetterRecord(
     originalTopic: get(DeadLetterHeaders.originalTopic),
     originalPartition: integer(get(DeadLetterHeaders.originalPartition)),
     originalOffset: get(DeadLetterHeaders.originalOffset),
+    originalLastOffset: get(DeadLetterHeaders.originalLastOffset),
     error: get(DeadLetterHeaders.error),
     errorClass: get(DeadLetterHeaders.errorClass),
     attempts: integer(get(DeadLetterHeaders.attempts)),

@@ -13,6 +13,7 @@ export interface DeadLetterRow {
   readonly originalTopic: string | undefined;
   readonly originalPartition: number | undefined;
   readonly originalOffset: string | undefined;
+  readonly originalLastOffset: string | undefined;
   readonly errorClass: string | undefined;
   readonly attempts: number | undefined;
   readonly failedAt: string | undefined;
@@ -36,6 +37,7 @@ export const toDeadLetterRow = ({ first: record, copies }: DeadLetterCopies): De
   originalTopic: record.originalTopic,
   originalPartition: record.originalPartition,
   originalOffset: record.originalOffset,
+  originalLastOffset: record.originalLastOffset,
   errorClass: record.errorClass,
   attempts: record.attempts,
   failedAt: record.failedAt,
@@ -94,13 +96,15 @@ export function renderSummary(topic: string, summary: DeadLetterSummary): string
   ];
 }
 
-const originOf = (record: DeadLetterRecord): string =>
-  record.originalTopic === undefined
-    ? '-'
-    : oneLine(
-        `${record.originalTopic}/${record.originalPartition ?? '?'}/${record.originalOffset ?? '?'}`,
-        120,
-      );
+/** `<topic>/<partition>/<offset>`, `..<last offset>` for the letter of an undecodable batch. */
+const originOf = (record: DeadLetterRecord): string => {
+  if (record.originalTopic === undefined) return '-';
+  const last = record.originalLastOffset === undefined ? '' : `..${record.originalLastOffset}`;
+  return oneLine(
+    `${record.originalTopic}/${record.originalPartition ?? '?'}/${record.originalOffset ?? '?'}${last}`,
+    120,
+  );
+};
 
 /** A header value in a table cell: one bounded line. */
 const cell = (text: string | undefined): string => oneLine(text, 80);

@@ -171,42 +171,53 @@ describe('dead letters with headers of every shape', () => {
     expect(values.every((value) => value !== null && value !== undefined)).toBe(true);
   });
 
-  it('skips a letter with no value and no CloudEvents headers, saying why; replays a tombstone', () => {
+  it('skips the letter of an undecodable batch, and any with no value and no CloudEvents headers, saying why; replays a tombstone', () => {
+    const diagnostics = (offset: string): RawHeaders => ({
+      original_topic: Buffer.from('orders'),
+      original_partition: Buffer.from('3'),
+      original_offset: Buffer.from(offset),
+      error: Buffer.from('boom'),
+      'x-null': null,
+    });
     const undecodable = toDeadLetterRecord(
       'x.dead-letter',
       0,
       oddMessage(
         {
-          original_topic: Buffer.from('orders'),
-          original_partition: Buffer.from('3'),
-          original_offset: Buffer.from('40'),
-          error: Buffer.from('KafkaJSNotImplemented: ZSTD compression not implemented'),
+          ...diagnostics('40'),
+          original_last_offset: Buffer.from('45'),
           error_code: Buffer.from('UndecodableBatch'),
-          'x-null': null,
         },
         null,
         null,
       ),
     );
+    const empty = toDeadLetterRecord(
+      'x.dead-letter',
+      1,
+      oddMessage(diagnostics('50'), Buffer.from('k'), null),
+    );
     const tombstone = toDeadLetterRecord(
       'x.dead-letter',
-      0,
+      2,
       oddMessage(
         { ce_id: Buffer.from('t1'), original_topic: Buffer.from('inventory.stock') },
         Buffer.from('SKU-1'),
         null,
       ),
     );
-    const plan = planReplay([undecodable, tombstone]);
+    const plan = planReplay([undecodable, empty, tombstone]);
     expect(plan.items.map((item) => item.message)).toEqual([
       {
         key: Buffer.from('SKU-1'),
         value: null,
-        headers: { ce_id: Buffer.from('t1'), replayed_from: 'x.dead-letter/0/7' },
+        headers: { ce_id: Buffer.from('t1'), replayed_from: 'x.dead-letter/2/7' },
       },
     ]);
     expect(renderSkipped(plan)).toEqual([
-      'skipped 0/7 (ce_id -): no value and no CloudEvents headers (UndecodableBatch): nothing of the original record was kept; read it at orders/3/40 on the original topic while it is retained',
+      'skipped 0/7 (ce_id -): UndecodableBatch: the consumer could not decode the record batch at orders/3/40..45, so nothing of it was kept to replay; its records stay in orders until its retention ends, for a client that can decode them (kcat -C -t orders -p 3 -o 40)',
+      'skipped 1/7 (ce_id -): no value and no CloudEvents headers: nothing of the original record was kept; read it at orders/3/50 on the original topic while it is retained',
     ]);
+    expect(renderRecords(groupCopies([undecodable]))[1]).toMatch(/\sorders\/3\/40\.\.45\s+1\s/);
   });
 });

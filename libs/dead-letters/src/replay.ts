@@ -4,6 +4,7 @@ import {
   RECORD_TOO_LARGE,
   RELAY_STAGE,
   ReplayHeaders,
+  UNDECODABLE_BATCH,
 } from '@pipeline/contracts';
 import { Partitioners, type IHeaders, type Kafka, type Message } from 'kafkajs';
 import { FirstCopies } from './dead-letter-copies';
@@ -90,6 +91,8 @@ export function planReplay(
       skipped.push({ source, reason: `${DeadLetterHeaders.originalTopic} is the dead-letter topic itself` });
     } else if (source.stage === RELAY_STAGE && source.errorCode === RECORD_TOO_LARGE) {
       skipped.push({ source, reason: tooLargeReason(source) });
+    } else if (source.errorCode === UNDECODABLE_BATCH) {
+      skipped.push({ source, reason: undecodableReason(source) });
     } else if (
       source.value === null &&
       !CLOUD_EVENTS_HEADERS.some((name) => Object.hasOwn(source.headers, name))
@@ -104,17 +107,29 @@ export function planReplay(
   return { items, skipped, duplicates };
 }
 
+const originalOf = (source: DeadLetterRecord): string =>
+  `${source.originalTopic}/${source.originalPartition ?? '?'}/${source.originalOffset ?? '?'}`;
+
+/** The consumer could not decode a record batch: its letter names the offsets, it holds no record. */
+function undecodableReason(source: DeadLetterRecord): string {
+  const last = source.originalLastOffset === undefined ? '' : `..${source.originalLastOffset}`;
+  return (
+    `${UNDECODABLE_BATCH}: the consumer could not decode the record batch at ${originalOf(source)}${last}, ` +
+    `so nothing of it was kept to replay; its records stay in ${source.originalTopic} until its retention ends, ` +
+    `for a client that can decode them (kcat -C -t ${source.originalTopic} -p ${source.originalPartition ?? '?'} ` +
+    `-o ${source.originalOffset ?? '?'})`
+  );
+}
+
 /**
- * No value and no CloudEvents header: no record of the original was kept (the letter of a batch
- * that could not be decoded carries only its range and the error). Sending it would put an empty
- * record on the original topic, which every consumer would dead-letter again.
+ * No value and no CloudEvents header: no record of the original was kept. Sending it would put
+ * an empty record on the original topic, which every consumer would dead-letter again.
  */
 function nothingKeptReason(source: DeadLetterRecord): string {
   const code = source.errorCode === undefined ? '' : ` (${source.errorCode})`;
-  const from = `${source.originalTopic}/${source.originalPartition ?? '?'}/${source.originalOffset ?? '?'}`;
   return (
     `no value and no CloudEvents headers${code}: nothing of the original record was kept; ` +
-    `read it at ${from} on the original topic while it is retained`
+    `read it at ${originalOf(source)} on the original topic while it is retained`
   );
 }
 

@@ -93,7 +93,8 @@ export function deadLetterRow({ first: shown, copies }: DeadLetterCopies): SafeH
       ${shown.eventType ?? '–'}<br /><small><code>${shown.eventId ?? '–'}</code></small>
     </td>
     <td data-field="original">
-      ${shown.originalTopic ?? '–'} / ${shown.originalPartition ?? '–'} / ${shown.originalOffset ?? '–'}
+      ${shown.originalTopic ?? '–'} / ${shown.originalPartition ?? '–'} /
+      ${shown.originalOffset ?? '–'}${shown.originalLastOffset === undefined ? '' : `..${shown.originalLastOffset}`}
     </td>
     <td class="num" data-field="copies">
       ${copies.length}${others.length > 0 ? html`<br /><small>also at ${others.map(at).join(', ')}</small>` : ''}
