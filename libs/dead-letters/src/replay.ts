@@ -46,9 +46,8 @@ export interface ReplayResult {
 }
 
 /**
- * The original headers, bytes, empty values and repeats as they came, without the diagnostic
- * ones. A null value is dropped: kafkajs cannot write one (it throws on the whole batch), and
- * every reader here reads a null value as absent anyway.
+ * The original headers as they came (bytes, empty and null values, repeats), without the
+ * diagnostic ones. A null value is written as null (the patched kafkajs encoder writes length -1).
  */
 export function replayHeaders(record: DeadLetterRecord): IHeaders {
   const headers: IHeaders = {};
@@ -56,12 +55,8 @@ export function replayHeaders(record: DeadLetterRecord): IHeaders {
     // An earlier replay's `replayed_from` is replaced, not repeated.
     if (value === undefined || DIAGNOSTIC_HEADERS.includes(name) || name === ReplayHeaders.replayedFrom)
       continue;
-    if (!Array.isArray(value)) {
-      if (value !== null) headers[name] = value;
-      continue;
-    }
-    const present = value.filter((one) => one !== null);
-    if (present.length > 0) headers[name] = present;
+    // kafkajs's IHeaders type has no null; its (patched) encoder writes one as length -1.
+    headers[name] = value as IHeaders[string];
   }
   headers[ReplayHeaders.replayedFrom] = deadLetterPosition(record);
   return headers;
