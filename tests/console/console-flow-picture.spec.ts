@@ -13,6 +13,8 @@ import {
 
 const SAMPLE_MS = 2_000;
 const ORDERS_PER_SECOND = 5;
+/** The services' HEALTH_STALL_TIMEOUT_MS: a held lock fails payment-service's liveness soon. */
+const STALL_TIMEOUT_MS = 4_000;
 
 interface Series {
   readonly points: number;
@@ -20,10 +22,14 @@ interface Series {
   readonly placedPerSecond: readonly (number | null)[];
   readonly lag: Readonly<Record<string, readonly (number | null)[]>>;
   readonly cpuPercent: Readonly<Record<string, readonly (number | null)[]>>;
+  readonly picture: {
+    readonly services: Readonly<Record<string, { states: string[]; stalledReason: string | null }>>;
+  } | null;
 }
 
 // The flow page's picture and charts against the real pipeline: orders keep coming while
-// payment-service is killed, and the picture shows its group's lag growing and the stall.
+// payment-service first hangs on a lock (the picture says why, from its /health/live), then is
+// killed, and the picture shows its group's lag growing and the stall.
 describe('console: the pipeline picture and the charts, in a real browser', () => {
   let pipeline: PipelineUnderTest;
   let consoleApp: ConsoleUnderTest;
@@ -33,7 +39,11 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
   let placed = 0;
 
   beforeAll(async () => {
-    pipeline = await PipelineUnderTest.start('e2e.console-picture');
+    pipeline = await PipelineUnderTest.start('e2e.console-picture', {
+      HEALTH_STALL_TIMEOUT_MS: String(STALL_TIMEOUT_MS),
+      // The lock below must hang the transaction, not be cancelled by a statement timeout.
+      DATABASE_STATEMENT_TIMEOUT_MS: '120000',
+    });
     consoleApp = await startConsole({
       prefix: pipeline.prefix,
       token: undefined,
@@ -58,7 +68,11 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
   const paymentLag = async () => Number(await paymentNode().getAttribute('data-lag'));
   const series = async () => (await (await fetch(`${consoleApp.baseUrl}/flow/series`)).json()) as Series;
 
-  it('shows a killed consumer’s lag growing and the stall, while orders keep coming', async () => {
+  const paymentReason = async () => (await paymentNode().getAttribute('data-stalled-reason')) ?? '';
+
+  /** Orders keep coming from the first test on; the page is open and the saga flows. */
+  async function ordersFlowing(): Promise<void> {
+    if (placing !== undefined) return;
     placing = setInterval(() => {
       placed += 1;
       void pipeline
@@ -66,7 +80,6 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
         .catch(() => undefined);
     }, 1000 / ORDERS_PER_SECOND);
     await page.goto(consoleApp.baseUrl);
-    // The saga flows: orders finish, and payment keeps up (no stall mark).
     await eventually(
       async () => {
         const data = await series();
@@ -74,7 +87,48 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
       },
       { timeoutMs: 60_000, what: 'placed orders in the series' },
     );
+  }
+
+  it('says why a hung consumer is stalled, from its /health/live, and clears it once it moves', async () => {
+    await ordersFlowing();
     await expect(paymentNode().getAttribute('data-state')).resolves.toBe('ok');
+    // Every consumer transaction starts by claiming its events in the inbox: it waits for this lock.
+    const locker = await pipeline.service('payment').database.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE inbox IN SHARE MODE');
+      // The console sees lag and no committed progress, asks payment-service's /health/live, and
+      // once the stall timeout has passed carries its 503's reason into the picture.
+      await eventually(
+        async () => ((await paymentReason()).includes('no progress with lag on') ? true : undefined),
+        { timeoutMs: 40_000, what: 'payment stalled with its liveness reason' },
+      );
+      await expect(paymentNode().getAttribute('data-state')).resolves.toContain('stalled');
+      await expect(paymentNode().getAttribute('data-state')).resolves.not.toContain('dead');
+      await expect(paymentNode().locator('text.reason').textContent()).resolves.toMatch(
+        /no progress: \d+ partitions?/,
+      );
+      await expect(paymentNode().locator('title').textContent()).resolves.toContain(
+        `stalled: no progress with lag on ${pipeline.prefix}orders/`,
+      );
+      await expect(page.locator('#flow-diagram-desc').textContent()).resolves.toContain('payment: STALLED');
+      const marks = (await series()).picture?.services.payment;
+      expect(marks?.stalledReason).toContain('no progress with lag on');
+      await screenshot(page, 'flow-diagram-stalled-reason');
+    } finally {
+      await locker.query('ROLLBACK');
+      await locker.end();
+    }
+    // It moves again: no stall, no reason.
+    await eventually(async () => ((await paymentReason()) === '' ? true : undefined), {
+      timeoutMs: 30_000,
+      what: 'payment no longer stalled',
+    });
+    await expect(paymentNode().getAttribute('data-state')).resolves.not.toContain('stalled');
+  }, 120_000);
+
+  it('shows a killed consumer’s lag growing and the stall, while orders keep coming', async () => {
+    await ordersFlowing();
 
     const cpuBefore = cpuTimeMs(consoleApp.process.child.pid!);
     const placedBefore = placed;
@@ -88,6 +142,8 @@ describe('console: the pipeline picture and the charts, in a real browser', () =
       .waitFor({ timeout: 30_000 });
     await expect(paymentNode().getAttribute('data-state')).resolves.toContain('dead');
     await expect(paymentNode().textContent()).resolves.toContain('STALLED');
+    // Nobody is left to ask /health/live: the picture says so.
+    await expect(paymentReason()).resolves.toContain('no instance is up to ask /health/live');
     const first = await paymentLag();
     expect(first).toBeGreaterThan(0);
     // The next refreshes show more: the lag grows while orders keep coming.

@@ -15,7 +15,15 @@ export interface GroupSample {
   readonly byTopic: Readonly<
     Record<string, { readonly lag: number | null; readonly perSecond: number | null }>
   >;
+  /** Lag and no committed progress over the interval, or an up instance's `/health/live` fails. */
   readonly stalled: boolean;
+  /**
+   * Why, when stalled: the failing `/health/live` message (a crash loop, a partition with lag and
+   * no progress), or what the console saw while liveness still passes. Capped in length.
+   */
+  readonly stalledReason: string | null;
+  /** The reason in a few words, for the picture's node. */
+  readonly stalledSummary: string | null;
   readonly growing: boolean;
 }
 

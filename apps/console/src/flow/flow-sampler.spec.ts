@@ -3,7 +3,7 @@ import type { Admin } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import { FlowSampler } from './flow-sampler';
 import type { OrderFlowInterval } from './order-flow-counter';
-import type { InstanceMetrics } from './service-metrics';
+import type { InstanceLiveness, InstanceMetrics } from './service-metrics';
 
 // Every service of the contracts (a generated one too): `g-<service>`.
 const GROUPS = Object.fromEntries(ServiceNames.map((service) => [service, `g-${service}`])) as Record<
@@ -53,8 +53,12 @@ const instance = (over: Partial<InstanceMetrics>): InstanceMetrics => ({
   rssBytes: 50 * 2 ** 20,
   transactionEventsSum: 100,
   transactionEventsCount: 10,
+  consumerRestarts: 0,
   ...over,
 });
+
+const live = (url: string): Promise<InstanceLiveness> =>
+  Promise.resolve({ url, state: 'live', message: undefined, crashes: undefined, stalledPartitions: [] });
 
 describe('FlowSampler', () => {
   it('turns offsets and /metrics into rates, lag per group and a stall once a group stops moving', async () => {
@@ -70,7 +74,7 @@ describe('FlowSampler', () => {
     ];
     const sampler = new FlowSampler(
       fakeAdmin(state),
-      { scrapeAll: () => Promise.resolve(scraped) },
+      { scrapeAll: () => Promise.resolve(scraped), liveness: live },
       { take: () => intervals.shift() ?? { placed: 0, terminal: 0, e2eMs: [] } },
       { prefix: 't.', groups: GROUPS, intervalMs: 5_000, historyPoints: 3 },
       undefined,
@@ -108,7 +112,12 @@ describe('FlowSampler', () => {
     state.highs['t.orders'] = 45;
     scraped = [instance({ up: false, cpuSeconds: undefined })];
     const third = await sampler.sample();
-    expect(third.groups.payment).toMatchObject({ lag: 50, stalled: true, growing: true });
+    expect(third.groups.payment).toMatchObject({
+      lag: 50,
+      stalled: true,
+      growing: true,
+      stalledReason: 'lag and no committed progress; no instance is up to ask /health/live',
+    });
     expect(third.services.payment).toMatchObject({ instances: 1, up: 0, cpuPercent: null });
 
     now = 15_000;
@@ -121,7 +130,7 @@ describe('FlowSampler', () => {
     let samples = 0;
     const sampler = new FlowSampler(
       fakeAdmin({ highs: {}, committed: {} }),
-      { scrapeAll: () => Promise.resolve([]) },
+      { scrapeAll: () => Promise.resolve([]), liveness: live },
       { take: () => ({ placed: samples++, terminal: 0, e2eMs: [] }) },
       { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
     );
@@ -129,6 +138,76 @@ describe('FlowSampler', () => {
     await sampler.stop();
     expect(samples).toBe(1);
     expect(sampler.latest()).toBeDefined();
+  });
+});
+
+describe('FlowSampler asking /health/live why', () => {
+  it('asks only while a group is stalled or its consumer restarts, only the up instances, and keeps the reason', async () => {
+    const state = {
+      highs: { 't.orders': 10 },
+      committed: { 'g-payment t.orders': 10 } as Record<string, number>,
+    };
+    const up = instance({ url: 'http://payment-1' });
+    const down = instance({ url: 'http://payment-2', up: false, consumerRestarts: undefined });
+    let scraped = [up, down];
+    const asked: string[] = [];
+    let answer: Omit<InstanceLiveness, 'url'> = {
+      state: 'live',
+      message: undefined,
+      crashes: undefined,
+      stalledPartitions: [],
+    };
+    let now = 0;
+    const sampler = new FlowSampler(
+      fakeAdmin(state),
+      {
+        scrapeAll: () => Promise.resolve(scraped),
+        liveness: (url) => {
+          asked.push(url);
+          return Promise.resolve({ url, ...answer });
+        },
+      },
+      { take: () => ({ placed: 0, terminal: 0, e2eMs: [] }) },
+      { prefix: 't.', groups: GROUPS, intervalMs: 5_000, historyPoints: 10 },
+      undefined,
+      () => now,
+    );
+    const quiet = await sampler.sample();
+    expect(quiet.groups.payment).toMatchObject({ stalled: false, stalledReason: null });
+    expect(asked).toEqual([]);
+
+    // Its consumer restarted while the offsets move: asked, and it passes, so no stall.
+    now = 5_000;
+    state.highs['t.orders'] = 35;
+    state.committed['g-payment t.orders'] = 20;
+    scraped = [{ ...up, consumerRestarts: 2 }, down];
+    const restarted = await sampler.sample();
+    expect(asked).toEqual(['http://payment-1']);
+    expect(restarted.groups.payment).toMatchObject({ stalled: false, stalledReason: null });
+
+    // Lag and no committed progress: asked again, and its 503 says why.
+    now = 10_000;
+    state.highs['t.orders'] = 45;
+    answer = {
+      state: 'not-live',
+      message: 'consumer group g-payment crash-looping: 5 crashes in 6000 ms without progress, last: boom',
+      crashes: 5,
+      stalledPartitions: [],
+    };
+    const stalled = await sampler.sample();
+    expect(asked).toEqual(['http://payment-1', 'http://payment-1']);
+    expect(stalled.groups.payment).toMatchObject({
+      stalled: true,
+      stalledReason: answer.message,
+      stalledSummary: 'crash loop: 5 crashes',
+    });
+
+    // It moves again and stops restarting: nobody is asked.
+    now = 15_000;
+    state.committed['g-payment t.orders'] = 45;
+    const recovered = await sampler.sample();
+    expect(asked).toHaveLength(2);
+    expect(recovered.groups.payment).toMatchObject({ stalled: false, stalledReason: null });
   });
 });
 
@@ -144,7 +223,7 @@ describe('FlowSampler against a pipeline not there yet', () => {
         },
         fetchOffsets: () => Promise.resolve([]),
       },
-      { scrapeAll: () => Promise.resolve([]) },
+      { scrapeAll: () => Promise.resolve([]), liveness: live },
       { take: () => ({ placed: 0, terminal: 0, e2eMs: [] }) },
       { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
     );
@@ -161,7 +240,7 @@ describe('FlowSampler against a pipeline not there yet', () => {
         fetchTopicOffsets: () => Promise.resolve([]),
         fetchOffsets: () => Promise.resolve([]),
       },
-      { scrapeAll: () => Promise.resolve([]) },
+      { scrapeAll: () => Promise.resolve([]), liveness: live },
       { take: () => ({ placed: 0, terminal: 0, e2eMs: [] }) },
       { prefix: '', groups: GROUPS, intervalMs: 1_000, historyPoints: 10 },
     );

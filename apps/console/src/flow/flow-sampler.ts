@@ -1,6 +1,6 @@
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import type { Admin } from 'kafkajs';
-import { consumerHealth, percentile, ratePerSecond } from './flow-math';
+import { consumerHealth, percentile, ratePerSecond, stallVerdict } from './flow-math';
 import type { FlowSample, GroupSample, ServiceSample, TopicSample } from './flow-sample';
 import { FLOW_TOPICS } from './order-feed';
 import { consumedTopics } from './flow-topology';
@@ -34,7 +34,8 @@ const sumOf = (values: readonly (number | null)[]) =>
  * calls (end offsets of the saga topics, committed offsets of each service's group) and one
  * scrape of every instance's /metrics, turned into one FlowSample in a capped ring buffer. The
  * picture, the services table and the charts all read these samples: one scrape serves them all,
- * however many pages are open.
+ * however many pages are open. Only while a group looks stalled or its consumer restarts does it
+ * also ask that service's `/health/live` why.
  */
 export class FlowSampler {
   readonly history: RingBuffer<FlowSample>;
@@ -46,7 +47,7 @@ export class FlowSampler {
 
   constructor(
     private readonly admin: Pick<Admin, 'listTopics' | 'fetchTopicOffsets' | 'fetchOffsets'>,
-    private readonly metrics: Pick<ServiceMetrics, 'scrapeAll'>,
+    private readonly metrics: Pick<ServiceMetrics, 'scrapeAll' | 'liveness'>,
     private readonly counter: Pick<OrderFlowCounter, 'take'>,
     private readonly options: FlowSamplerOptions,
     private readonly onError: (error: unknown) => void = () => undefined,
@@ -113,12 +114,16 @@ export class FlowSampler {
       topics[topic] = { high, perSecond: ratePerSecond(previous?.highs.get(topic), high, elapsed) };
     }
     const committedNow = new Map<string, number>();
-    const groups = Object.fromEntries(
-      ServiceNames.map((service, i) => [
-        service,
-        this.groupSample(service, committed[i], ends, committedNow, elapsed),
-      ]),
-    ) as Record<ServiceName, GroupSample>;
+    const groups = await this.explainStalls(
+      Object.fromEntries(
+        ServiceNames.map((service, i) => [
+          service,
+          this.groupSample(service, committed[i], ends, committedNow, elapsed),
+        ]),
+      ) as Record<ServiceName, GroupSample>,
+      instances,
+      previous,
+    );
     const flow = this.counter.take();
     const seconds = elapsed > 0 ? elapsed / 1000 : null;
     const sample: FlowSample = {
@@ -181,7 +186,42 @@ export class FlowSampler {
     }
     const reading = { lag: sumOf(lags), committed: sumOf(positions) };
     const earlier = this.history.last(3).map((s) => s.groups[service]);
-    return { group, ...reading, byTopic, ...consumerHealth([...earlier, reading]) };
+    return {
+      group,
+      ...reading,
+      byTopic,
+      ...consumerHealth([...earlier, reading]),
+      stalledReason: null,
+      stalledSummary: null,
+    };
+  }
+
+  /**
+   * Asks the up instances of each service whose group looks stalled, or whose consumer restarted
+   * since the previous sample, for `/health/live`, and carries the reason into its group. Only
+   * then: each answer costs the service a few Kafka admin requests.
+   */
+  private async explainStalls(
+    groups: Readonly<Record<ServiceName, GroupSample>>,
+    instances: readonly InstanceMetrics[],
+    previous: Previous | undefined,
+  ): Promise<Record<ServiceName, GroupSample>> {
+    const restarted = (m: InstanceMetrics) => {
+      const before = previous?.instances.get(m.url)?.consumerRestarts;
+      return before !== undefined && m.consumerRestarts !== undefined && m.consumerRestarts > before;
+    };
+    const explained = await Promise.all(
+      ServiceNames.map(async (service) => {
+        const own = instances.filter((m) => m.service === service);
+        const { stalled } = groups[service];
+        const probes =
+          stalled || own.some(restarted)
+            ? await Promise.all(own.filter((m) => m.up).map((m) => this.metrics.liveness(m.url)))
+            : undefined;
+        return [service, { ...groups[service], ...stallVerdict(stalled, probes) }] as const;
+      }),
+    );
+    return Object.fromEntries(explained) as Record<ServiceName, GroupSample>;
   }
 
   private serviceSamples(

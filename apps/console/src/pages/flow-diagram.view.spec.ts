@@ -13,6 +13,8 @@ const group = (service: ServiceName, over: Partial<GroupSample> = {}): GroupSamp
     inventory: { lag: 0, perSecond: 12.5 },
   },
   stalled: false,
+  stalledReason: null,
+  stalledSummary: null,
   growing: false,
   ...over,
 });
@@ -96,6 +98,44 @@ describe('flowDiagram', () => {
     expect(nodeOf(svg, 'email')).toMatch(/class="lag-bar"[^>]*width="38"/);
     expect(nodeOf(svg, 'order')).toContain('data-state="ok"');
     expect(svg).toContain('payment: DEAD, STALLED, LAG GROWING');
+  });
+
+  it('says why a service is stalled: a few words in its node, the whole reason in its title and the description', () => {
+    const reason = `consumer group payment-service crash-looping: 12 crashes in 64000 ms without progress, last: <${'x'.repeat(300)}>`;
+    const svg = flowDiagram(
+      sample({
+        payment: {
+          group: { lag: 40, stalled: true, stalledReason: reason, stalledSummary: 'crash loop: 12 crashes' },
+        },
+        email: {
+          group: {
+            lag: 9,
+            stalled: true,
+            stalledReason:
+              'lag and no committed progress; /health/live still passes (stall timeout not reached)',
+            stalledSummary: 'a summary far too long for one line of a node',
+          },
+        },
+      }),
+    ).value;
+    const payment = nodeOf(svg, 'payment');
+    expect(payment).toContain('class="service state-stalled"');
+    expect(payment).toMatch(/<text class="reason"[^>]*>\s*crash loop: 12 crashes\s*<\/text>/);
+    // The title is the node's tooltip and accessible name; escaped like everything else.
+    const escaped = reason.replace('<', '&lt;').replace('>', '&gt;');
+    expect(payment).toContain(
+      `<title>payment-service (payment-service): STALLED; lag 40; 1/1 up; stalled: ${escaped}</title>`,
+    );
+    expect(payment).toContain(`data-stalled-reason="${escaped}"`);
+    expect(payment).not.toContain('<xxx');
+    expect(svg).toContain(`payment: STALLED (stalled: ${escaped})`);
+    expect(nodeOf(svg, 'email')).toMatch(/<text class="reason"[^>]*>\s*a summary far too long…\s*<\/text>/);
+    expect(svg).toContain(
+      'email: STALLED (stalled: lag and no committed progress; /health/live still passes',
+    );
+    // Nothing stalled, no reason line.
+    expect(nodeOf(svg, 'order')).not.toContain('class="reason"');
+    expect(nodeOf(svg, 'order')).toContain('data-stalled-reason=""');
   });
 
   it('escapes what it renders, and waits for the first sample', () => {

@@ -1,4 +1,5 @@
 import { ServiceNames, type ServiceName } from '@pipeline/contracts';
+import { truncate } from '../flow/flow-math';
 import type { FlowSample } from '../flow/flow-sample';
 import { consumedTopics, FLOW_EDGES, type FlowEdge } from '../flow/flow-topology';
 import { html, join, type SafeHtml } from './html';
@@ -12,7 +13,7 @@ interface Box {
   readonly h: number;
 }
 const ROW = 200;
-const SERVICE = { w: 170, h: 104 };
+const SERVICE = { w: 170, h: 120 };
 const TOPIC = { w: 120, h: 40 };
 const serviceBox = (x: number, cy = ROW): Box => ({ x, y: cy - SERVICE.h / 2, ...SERVICE });
 const topicBox = (x: number): Box => ({ x, y: ROW - TOPIC.h / 2, ...TOPIC });
@@ -38,10 +39,12 @@ const TOPICS: Readonly<Record<string, Box>> = {
   inventory: topicBox(1210),
 };
 const WIDTH = Math.max(1345, ...Object.values(SERVICES).map((box) => box.x + box.w + 10));
-const HEIGHT = 432;
+const HEIGHT = 440;
 const BAR_WIDTH = SERVICE.w - 20;
 /** The lag bars share one scale: the largest lag on the picture, and at least this. */
 const MIN_BAR_SCALE = 100;
+/** What fits on one line of a node at the reason's size; the whole reason is in its title. */
+const SUMMARY_CHARS = 26;
 
 const fmt = (value: number | null | undefined, digits = 0) => (value == null ? '–' : value.toFixed(digits));
 const rate = (value: number | null | undefined) => (value == null ? '– /s' : `${value.toFixed(1)}/s`);
@@ -53,6 +56,11 @@ const STATE_LABELS: Readonly<Record<ServiceState, string>> = {
   stalled: 'STALLED',
   growing: 'LAG GROWING',
 };
+
+/** A service's marks in words, e.g. `DEAD · STALLED`; `ok` when nothing stands out. */
+export function stateLabel(states: readonly ServiceState[], separator = ' · '): string {
+  return states.length === 0 ? 'ok' : states.map((state) => STATE_LABELS[state]).join(separator);
+}
 
 export function serviceStates(sample: FlowSample, service: ServiceName): ServiceState[] {
   const states: ServiceState[] = [];
@@ -115,26 +123,37 @@ function serviceNode(sample: FlowSample, service: ServiceName, barScale: number)
   const group = sample.groups[service];
   const lag = group.lag;
   const fill = lag === null ? 0 : Math.round((Math.min(lag, barScale) / barScale) * BAR_WIDTH);
-  const label = states.length === 0 ? 'ok' : states.map((state) => STATE_LABELS[state]).join(' · ');
+  const label = stateLabel(states);
   const instances = `${s.up}/${s.instances} up`;
+  const reason = group.stalled ? group.stalledReason : null;
+  const summary = group.stalled ? group.stalledSummary : null;
+  const title = `${service}-service (${group.group}): ${label}; lag ${fmt(lag)}; ${instances}${reason === null ? '' : `; stalled: ${reason}`}`;
   return html`<g
     class="service ${states.length === 0 ? 'state-ok' : `state-${states[0]}`}"
     data-service="${service}"
     data-state="${states.join(' ') || 'ok'}"
     data-lag="${lag ?? ''}"
+    data-stalled-reason="${reason ?? ''}"
   >
-    <title>${service}-service (${group.group}): ${label}; lag ${fmt(lag)}; ${instances}</title>
+    <title>${title}</title>
     <rect class="box" x="${box.x}" y="${box.y}" width="${box.w}" height="${box.h}" rx="6" />
     <text class="name" x="${box.x + 10}" y="${box.y + 18}">${service}</text>
     <text x="${box.x + box.w - 10}" y="${box.y + 18}" text-anchor="end">${instances}</text>
     <text class="state" x="${box.x + 10}" y="${box.y + 36}">${label}</text>
-    <text x="${box.x + 10}" y="${box.y + 54}">
+    ${
+      summary === null
+        ? ''
+        : html`<text class="reason" x="${box.x + 10}" y="${box.y + 52}" font-size="10.5">
+            ${truncate(summary, SUMMARY_CHARS)}
+          </text>`
+    }
+    <text x="${box.x + 10}" y="${box.y + 70}">
       ${consumedTopics(service).length === 0 ? 'no consumer' : `lag ${fmt(lag)}`}
     </text>
-    <rect class="lag-track" x="${box.x + 10}" y="${box.y + 60}" width="${BAR_WIDTH}" height="10" />
-    <rect class="lag-bar" x="${box.x + 10}" y="${box.y + 60}" width="${fill}" height="10" />
-    <text x="${box.x + 10}" y="${box.y + 90}">outbox ${fmt(s.outboxBacklog)}</text>
-    <text x="${box.x + box.w - 10}" y="${box.y + 90}" text-anchor="end"
+    <rect class="lag-track" x="${box.x + 10}" y="${box.y + 76}" width="${BAR_WIDTH}" height="10" />
+    <rect class="lag-bar" x="${box.x + 10}" y="${box.y + 76}" width="${fill}" height="10" />
+    <text x="${box.x + 10}" y="${box.y + 106}">outbox ${fmt(s.outboxBacklog)}</text>
+    <text x="${box.x + box.w - 10}" y="${box.y + 106}" text-anchor="end"
       >dead letters ${fmt(s.deadLetters)}</text
     >
   </g>`;
@@ -165,12 +184,11 @@ export function flowDiagram(sample: FlowSample | undefined): SafeHtml {
     stood.length === 0
       ? 'every service is up and keeping up'
       : stood
-          .map(
-            (s) =>
-              `${s}: ${serviceStates(sample, s)
-                .map((state) => STATE_LABELS[state])
-                .join(', ')}`,
-          )
+          .map((s) => {
+            const { stalled, stalledReason } = sample.groups[s];
+            const why = stalled && stalledReason !== null ? ` (stalled: ${stalledReason})` : '';
+            return `${s}: ${stateLabel(serviceStates(sample, s), ', ')}${why}`;
+          })
           .join('; ');
   return html`<svg
     class="flow-diagram"

@@ -1,12 +1,14 @@
+import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import type { FastifyInstance } from 'fastify';
 import type { ConsoleDeps } from '../console-deps';
+import type { FlowSample } from '../flow/flow-sample';
 import { toSeries } from '../flow/flow-series';
-import { flowDiagram } from './flow-diagram.view';
+import { flowDiagram, serviceStates, type ServiceState } from './flow-diagram.view';
 import { html, type SafeHtml } from './html';
 import { sendHtml } from './layout';
 
 /** The picture (refreshed as a fragment) and the charts (drawn by flow-charts.js from /flow/series). */
-export function flowPictureSections(deps: ConsoleDeps): SafeHtml {
+export function flowPictureSections(deps: Pick<ConsoleDeps, 'config' | 'sampler'>): SafeHtml {
   const every = deps.config.sampleIntervalMs;
   const minutes = Math.round((deps.config.historyPoints * every) / 60_000);
   return html`<link rel="stylesheet" href="/assets/uPlot.min.css" />
@@ -35,10 +37,40 @@ export function flowPictureSections(deps: ConsoleDeps): SafeHtml {
     </section>`;
 }
 
-export function registerFlowPicture(app: FastifyInstance, deps: ConsoleDeps): void {
+/** One service as the picture marks it: its states in words, and why it is stalled. */
+export interface ServiceMarks {
+  readonly states: readonly ServiceState[];
+  readonly stalledReason: string | null;
+}
+
+/** The picture's marks of the latest sample, for scripts (`picture` in `/flow/series`). */
+export function pictureMarks(
+  sample: FlowSample | undefined,
+): { readonly at: number; readonly services: Record<ServiceName, ServiceMarks> } | null {
+  if (sample === undefined) return null;
+  const marks = (service: ServiceName): ServiceMarks => ({
+    states: serviceStates(sample, service),
+    stalledReason: sample.groups[service].stalledReason,
+  });
+  return {
+    at: sample.at,
+    services: Object.fromEntries(ServiceNames.map((service) => [service, marks(service)])) as Record<
+      ServiceName,
+      ServiceMarks
+    >,
+  };
+}
+
+export function registerFlowPicture(
+  app: FastifyInstance,
+  deps: Pick<ConsoleDeps, 'config' | 'sampler'>,
+): void {
   const { sampler, config } = deps;
   app.get('/flow/diagram', (_request, reply) => sendHtml(reply, flowDiagram(sampler.latest())));
   app.get('/flow/series', (_request, reply) =>
-    reply.header('cache-control', 'no-store').send(toSeries(sampler.history.last(), config.sampleIntervalMs)),
+    reply.header('cache-control', 'no-store').send({
+      ...toSeries(sampler.history.last(), config.sampleIntervalMs),
+      picture: pictureMarks(sampler.latest()),
+    }),
   );
 }
