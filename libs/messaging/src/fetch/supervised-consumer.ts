@@ -1,9 +1,19 @@
 import { messageOf } from '@pipeline/observability';
 import type { LoggerService } from '@nestjs/common';
-import type { Consumer, ConsumerConfig, EachBatchPayload, IMemberAssignment, Kafka, Offsets } from 'kafkajs';
+import type {
+  Consumer,
+  ConsumerConfig,
+  ConsumerEndBatchProcessEvent,
+  EachBatchPayload,
+  IMemberAssignment,
+  Kafka,
+  Offsets,
+} from 'kafkajs';
 import type { TopicPartitionOffsetAndMetadata as Offset } from 'kafkajs';
 import type { ConsumerState } from '../events/consumer-stats';
 import { backoffDelay } from '../retry/backoff';
+
+type BatchEnd = ConsumerEndBatchProcessEvent['payload'];
 
 export interface SupervisedConsumerOptions {
   readonly kafka: Kafka;
@@ -19,6 +29,8 @@ export interface SupervisedConsumerOptions {
   eachBatch(payload: EachBatchPayload): Promise<void>;
   onCrash?(error: Error): void;
   onRestart?(): void;
+  /** kafkajs moved past records it never handed to `eachBatch` (see `skippedByKafkajs`). */
+  onSkipped?(topic: string, partition: number): void;
 }
 
 /**
@@ -44,7 +56,9 @@ export class SupervisedConsumer {
 
   constructor(private readonly options: SupervisedConsumerOptions) {
     const commit = (offsets: Offset[]) =>
-      this.commitThroughGroup?.(byTopic(offsets)) ?? Promise.reject(new Error('no fetch to commit through'));
+      this.commitThroughGroup?.(byTopic(offsets)) ??
+      this.instance?.commitOffsets(offsets) ??
+      Promise.reject(new Error('no consumer to commit through'));
     this.commits = new OffsetCommits(commit, options.commitIntervalMs, (error) => {
       options.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
     });
@@ -101,6 +115,7 @@ export class SupervisedConsumer {
       this.commits.retain((topic, partition) => memberAssignment[topic]?.includes(partition) === true);
     });
     consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
+    consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.skippedByKafkajs(payload));
     await consumer.connect();
     await consumer.subscribe({ topics: [...topics], fromBeginning });
     // stop() may have run during the awaits above: never join the group after a shutdown.
@@ -115,6 +130,22 @@ export class SupervisedConsumer {
       },
     });
     this.state = 'running';
+  }
+
+  /**
+   * A fetched batch that held only control records (transaction markers) or the records of an
+   * aborted transaction never reaches `eachBatch`: kafkajs moves its own position past it, and
+   * with autoCommit off nothing would commit that. At the end of a partition the group's offset
+   * would stay behind them for good: lag that never drains, and liveness failing on it. Nothing
+   * in such a batch is ours to apply, so its offsets are durable as they are.
+   */
+  private skippedByKafkajs({ topic, partition, batchSize, lastOffset }: BatchEnd): void {
+    if (batchSize > 0) return;
+    const offset = (BigInt(lastOffset) + 1n).toString();
+    this.commits.add([{ topic, partition, offset }]).catch((error: unknown) => {
+      this.options.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
+    });
+    this.options.onSkipped?.(topic, partition);
   }
 
   private crashed(error: Error, restartedByKafkajs: boolean): void {

@@ -107,6 +107,7 @@ export class KafkaEventServer
         this.counters.restarts += 1;
         PipelineMetrics.consumerRestarts.inc();
       },
+      onSkipped: (topic, partition) => this.progress.attempted(topic, partition),
     });
     this.batches = new BatchConsumer({
       contracts: resolved.contracts,
