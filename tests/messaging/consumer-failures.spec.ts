@@ -1,5 +1,5 @@
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
-import type { KafkaMessage } from 'kafkajs';
+import { CompressionTypes, type KafkaMessage } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTopic } from '../support/kafka';
 import { eventually } from '../support/processes';
@@ -229,6 +229,29 @@ describe('KafkaEventServer: failure policy', () => {
     await committedPast(bed, 301);
     const letters = await deadLetters(bed, 300);
     expect(letters.map((letter) => letter.key?.toString())).toEqual(garbage.map((record) => record.key));
+    expect(behaviour.calls.get('k')).toBe(1);
+  });
+
+  it('dead-letters a poison record that arrived compressed and is larger than a topic takes plain, and moves on', async () => {
+    bed = await createTestBed('fail_heavy');
+    const behaviour = fixtureBehaviour(bed.service);
+    // 3 MiB that zstd shrinks to kilobytes: legal on the source topic (1 MiB batches) as it came;
+    // its letter, sent plain, would be refused by the dead-letter topic on every retry.
+    const heavy = { key: 'heavy', value: Buffer.alloc(3 * 1024 * 1024, 0x20), headers: { 'x-odd': 'yes' } };
+    await bed.producer.send({
+      topic: bed.topic,
+      acks: -1,
+      compression: CompressionTypes.ZSTD,
+      messages: [heavy],
+    });
+    await bed.send([testEventMessage({ key: 'k', seq: 1 })]);
+    await start(bed, behaviour);
+
+    await committedPast(bed, 2);
+    const [letter] = await deadLetters(bed, 1);
+    expect(letter!.key?.toString()).toBe('heavy');
+    expect(letter!.value).toEqual(heavy.value);
+    expect(header(letter!, DeadLetterHeaders.error)).toContain('missing required headers');
     expect(behaviour.calls.get('k')).toBe(1);
   });
 

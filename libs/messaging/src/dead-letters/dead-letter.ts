@@ -3,8 +3,8 @@ import { DeadLetterHeaders, EventHeaders, UNDECODABLE_BATCH, headerValue } from 
 import { CompressionTypeOf, type CompressionName, type UndecodableBatch } from '@pipeline/kafka-codecs';
 import { PipelineMetrics, messageOf } from '@pipeline/observability';
 import {
+  CompressionTypes,
   Partitioners,
-  type CompressionTypes,
   type IHeaders,
   type Kafka,
   type KafkaMessage,
@@ -27,6 +27,14 @@ const MAX_ERROR_LENGTH = 1024;
  * larger than this goes alone; the dead-letter topics allow 2 MiB records (TopicCatalogue).
  */
 const MAX_DEAD_LETTER_REQUEST_BYTES = 512 * 1024;
+
+/**
+ * A letter heavier than this (uncompressed) goes zstd-compressed, whatever KAFKA_COMPRESSION says.
+ * Its original can only have arrived compressed (the source topic takes 1 MiB batches): a 3 MiB
+ * value that zstd shrank to kilobytes is legal there, and sent plain, its letter would be refused
+ * by the dead-letter topic on every retry, stalling the partition.
+ */
+const COMPRESS_LETTERS_OVER_BYTES = 1024 * 1024;
 
 export interface DeadLetter {
   readonly topic: string;
@@ -108,13 +116,16 @@ export class DeadLetterPublisher {
     }));
     try {
       // One request after the other: a partition's dead letters keep the order of the originals.
-      for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES))
+      for (const chunk of chunkBySize(messages, recordBytes, MAX_DEAD_LETTER_REQUEST_BYTES)) {
+        const heavy = chunk.length === 1 && recordBytes(chunk[0]!) > COMPRESS_LETTERS_OVER_BYTES;
         await this.producer.send({
           topic: this.deadLetterTopic,
           acks: -1,
-          compression: this.compression,
+          compression:
+            heavy && this.compression === CompressionTypes.None ? CompressionTypes.ZSTD : this.compression,
           messages: chunk,
         });
+      }
     } catch (error) {
       // The next send starts a new idempotent session: a request that timed out may still have
       // been written, and reusing its sequence numbers for other letters would drop them.
