@@ -12,7 +12,7 @@ REPORT_DIR="${FAULTS_REPORT_DIR:-reports/faults}"
 rm -rf "$REPORT_DIR/rows"
 log "running the fault suite ($(seconds_since_run_start) s of preparation)"
 rc=0
-FAULTS=full npx vitest run tests/faults "$@" || rc=$?
+FAULTS=full npx vitest run tests/faults tests/interop "$@" || rc=$?
 # The table matters most when something failed: print what was recorded either way.
 if [ -f "$REPORT_DIR/faults.md" ]; then
   log "table: $REPORT_DIR/faults.md"
