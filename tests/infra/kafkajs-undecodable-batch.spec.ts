@@ -126,6 +126,20 @@ describe('kafkajs record-batch decoder (patched)', () => {
     }
   });
 
+  it('gives a batch whose codec id no Kafka version defines (5-7) as a placeholder, not as plain records', async () => {
+    const odd = await batch(CompressionTypes.None, 30, ['a', 'b']);
+    // The attributes' low byte: offset 8 + length 4 + epoch 4 + magic 1 + crc 4 + high byte 1.
+    odd.writeUInt8(odd.readUInt8(22) | 5, 22);
+    const [placeholder, ...rest] = await decodeFetched(odd);
+    expect(rest).toEqual([]);
+    expect(undecodableBatchOf(placeholder!)).toEqual({
+      firstOffset: '30',
+      lastOffset: '31',
+      compression: 5,
+      error: 'Error: unknown compression codec id 5',
+    });
+  });
+
   it('still stops at a batch cut short by the fetch size (the tail of a fetch), as kafkajs does', async () => {
     const whole = await batch(CompressionTypes.None, 0, ['a']);
     const cut = (await batch(CompressionTypes.None, 1, ['b'])).subarray(0, 30);

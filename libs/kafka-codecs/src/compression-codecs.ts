@@ -40,17 +40,48 @@ interface Codec {
 const XERIAL_MAGIC = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00]);
 const XERIAL_HEADER_BYTES = 16;
 
+/**
+ * The most one record batch may decompress to. A batch of a few kilobytes can claim gigabytes (a
+ * decompression bomb); past this it fails to decode, and the consumer dead-letters it by its
+ * offsets rather than running out of memory on every fetch. Far above any batch a producer's
+ * batch size and the broker's 1 MiB `message.max.bytes` make in practice.
+ */
+export const MAX_DECOMPRESSED_BATCH_BYTES = 64 * 1024 * 1024;
+
+/** Raw snappy starts with the uncompressed length (a varint): checked before anything is allocated. */
+function snappyLength(block: Buffer): number {
+  let length = 0;
+  for (let at = 0; at < Math.min(block.length, 5); at += 1) {
+    const byte = block[at]!;
+    length += (byte & 0x7f) * 2 ** (7 * at);
+    if ((byte & 0x80) === 0) return length;
+  }
+  throw new Error('snappy: malformed length');
+}
+
+async function unsnappyBlock(block: Buffer): Promise<Buffer> {
+  const length = snappyLength(block);
+  if (length > MAX_DECOMPRESSED_BATCH_BYTES)
+    throw new Error(`snappy: ${length} bytes decompressed, over ${MAX_DECOMPRESSED_BATCH_BYTES}`);
+  return asBuffer(await snappyUncompress(block));
+}
+
 async function unsnappy(buffer: Buffer): Promise<Buffer> {
   if (buffer.length < XERIAL_HEADER_BYTES || !buffer.subarray(0, 8).equals(XERIAL_MAGIC)) {
-    return asBuffer(await snappyUncompress(buffer));
+    return unsnappyBlock(buffer);
   }
   const blocks: Buffer[] = [];
+  let total = 0;
   for (let at = XERIAL_HEADER_BYTES; at < buffer.length;) {
     if (at + 4 > buffer.length) throw new Error('xerial snappy: truncated block length');
     const length = buffer.readUInt32BE(at);
     at += 4;
     if (at + length > buffer.length) throw new Error('xerial snappy: truncated block');
-    blocks.push(asBuffer(await snappyUncompress(buffer.subarray(at, at + length))));
+    const block = await unsnappyBlock(buffer.subarray(at, at + length));
+    total += block.length;
+    if (total > MAX_DECOMPRESSED_BATCH_BYTES)
+      throw new Error(`xerial snappy: over ${MAX_DECOMPRESSED_BATCH_BYTES} bytes decompressed`);
+    blocks.push(block);
     at += length;
   }
   return Buffer.concat(blocks);
@@ -66,7 +97,10 @@ const CODECS: Readonly<Record<Exclude<CompressionName, 'none' | 'gzip'>, Codec>>
   // Kafka's record batches (magic 2) carry standard LZ4 frames.
   lz4: { compress: ({ buffer }) => compressFrame(buffer), decompress: (buffer) => decompressFrame(buffer) },
   // Node's zlib has zstd from Node 22.15/23.8 on; the project runs on Node 24.
-  zstd: { compress: ({ buffer }) => zstdCompress(buffer), decompress: (buffer) => zstdDecompress(buffer) },
+  zstd: {
+    compress: ({ buffer }) => zstdCompress(buffer),
+    decompress: (buffer) => zstdDecompress(buffer, { maxOutputLength: MAX_DECOMPRESSED_BATCH_BYTES }),
+  },
 };
 
 let registered = false;
@@ -83,11 +117,4 @@ export function registerCompressionCodecs(): void {
   codecs[CompressionTypes.Snappy] = () => CODECS.snappy;
   codecs[CompressionTypes.LZ4] = () => CODECS.lz4;
   codecs[CompressionTypes.ZSTD] = () => CODECS.zstd;
-}
-
-/** Reads a compression name (`KAFKA_COMPRESSION`), with an error that lists the choices. */
-export function parseCompression(value: string): CompressionName {
-  const name = value.trim().toLowerCase();
-  if ((COMPRESSION_NAMES as readonly string[]).includes(name)) return name as CompressionName;
-  throw new Error(`unknown compression "${value}": one of ${COMPRESSION_NAMES.join(', ')}`);
 }

@@ -20,6 +20,7 @@ export {
 export type { ConsumedEvent, RecordPosition } from './events/consumed-event';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
 export * from './events/consumer-stats';
+export { isBrokerOutage } from './health/crash-streak';
 export { AdaptiveLinger } from './batching/adaptive-linger';
 // The dead-letter path's parts, for code that runs it outside the NestJS server (the experiments).
 export { DeadLetterPublisher, deadLetterHeaders, type DeadLetter } from './dead-letters/dead-letter';

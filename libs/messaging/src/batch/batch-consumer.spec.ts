@@ -58,9 +58,10 @@ function consumerWith(
   return { consumer, transact, commit };
 }
 
-function payloadOf(messages: KafkaMessage[]) {
+/** `lastOffset`: kafkajs's, past records it filtered out behind the last one handed over. */
+function payloadOf(messages: KafkaMessage[], lastOffset = messages.at(-1)?.offset) {
   const payload = {
-    batch: { topic: 'orders', partition: 0, messages },
+    batch: { topic: 'orders', partition: 0, messages, lastOffset: () => lastOffset },
     resolveOffset: vi.fn(),
     commitOffsetsIfNecessary: vi.fn(() => Promise.resolve()),
     heartbeat: vi.fn(() => Promise.resolve()),
@@ -119,6 +120,18 @@ describe('BatchConsumer: poison records and offsets', () => {
     expect(letters[0]).toMatchObject({ errorClass: 'fatal', error: 'KafkaJSNotImplemented: x' });
     expect(payload.resolveOffset).toHaveBeenCalledWith('6');
     expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '7' }]);
+  });
+
+  it('commits past a commit marker behind the last record once every record is resolved', async () => {
+    const send = vi.fn(() => Promise.resolve());
+    const { consumer, commit } = consumerWith(send);
+    // Offset 8 is a transaction's commit marker: kafkajs filtered it out of the messages.
+    const { payload, asKafkajs } = payloadOf([poison('6'), poison('7')], '8');
+
+    await consumer.eachBatch(asKafkajs);
+
+    expect(payload.resolveOffset).toHaveBeenCalledWith('8');
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '9' }]);
   });
 
   it('stops at an undecodable batch when told to: the fetch fails and no offset moves', async () => {

@@ -252,6 +252,9 @@ export class BatchConsumer {
         last = offset;
         partition.next += 1;
       }
+      // Every record handed over is resolved: commit past what kafkajs filtered out behind them
+      // too (a transaction's commit marker, aborted records), or the offset would stay there.
+      if (last !== undefined && partition.next === records.length) last = payload.batch.lastOffset();
       if (last !== undefined) resolvable.push({ payload, last });
     }
     letters.sort(

@@ -101,6 +101,8 @@ export class SupervisedConsumer {
   async start(): Promise<void> {
     this.stopping = false;
     this.state = 'starting';
+    // The previous instance's group session is gone: commits wait for this one's first fetch.
+    this.commitThroughGroup = undefined;
     const { kafka, config, topics, fromBeginning } = this.options;
     const consumer = kafka.consumer({
       ...config,
@@ -153,6 +155,7 @@ export class SupervisedConsumer {
     this.lastError = error.message;
     // The crashed member is gone: its successor fetches from the last commit.
     this.commits.clear();
+    this.commitThroughGroup = undefined;
     // kafkajs restarts the consumer itself when restart is true: only its give-ups are ours.
     const { groupId } = this.options.config;
     if (!restartedByKafkajs && !this.stopping) {

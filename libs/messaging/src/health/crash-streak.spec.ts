@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
 import { CrashStreak, isBrokerOutage } from './crash-streak';
+
+// Not part of kafkajs's public API: the errors its protocol layer raises for a broker's error code.
+const { createErrorFromCode } = createRequire(__filename)('kafkajs/src/protocol/error') as {
+  createErrorFromCode: (code: number) => Error;
+};
 
 const connectionLost = () =>
   Object.assign(new Error('Connection error: ECONNREFUSED'), { name: 'KafkaJSConnectionError' });
@@ -42,7 +48,10 @@ describe('CrashStreak', () => {
       streak.crashed(retries);
     }
     expect(streak.looping(1_000)).toBeUndefined();
-    expect(isBrokerOutage(Object.assign(new Error('x'), { type: 'NOT_COORDINATOR' }))).toBe(true);
+    // As kafkajs builds them from the broker's error codes: 15, 16, 5, 6.
+    for (const code of [15, 16, 5, 6])
+      expect(isBrokerOutage(createErrorFromCode(code)), String(code)).toBe(true);
+    expect(isBrokerOutage(createErrorFromCode(2))).toBe(false); // CORRUPT_MESSAGE
     expect(isBrokerOutage(Object.assign(new Error('x'), { name: 'KafkaJSNotImplemented' }))).toBe(false);
   });
 });

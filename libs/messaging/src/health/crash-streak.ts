@@ -17,16 +17,19 @@ const OUTAGE_ERRORS = new Set([
   'KafkaJSGroupCoordinatorNotFound',
   'KafkaJSMetadataNotLoaded',
   'KafkaJSTopicMetadataNotLoaded',
+  'KafkaJSLockTimeout',
 ]);
+/** kafkajs's names (`protocol/error.js`) of the broker's error codes for a coordinator or leader that moves. */
 const OUTAGE_PROTOCOL_ERRORS = new Set([
-  'COORDINATOR_NOT_AVAILABLE',
-  'COORDINATOR_LOAD_IN_PROGRESS',
-  'NOT_COORDINATOR',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'GROUP_LOAD_IN_PROGRESS',
+  'NOT_COORDINATOR_FOR_GROUP',
   'LEADER_NOT_AVAILABLE',
-  'NOT_LEADER_OR_FOLLOWER',
+  'NOT_LEADER_FOR_PARTITION',
   'NOT_ENOUGH_REPLICAS',
   'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
   'REQUEST_TIMED_OUT',
+  'NETWORK_EXCEPTION',
 ]);
 
 /** Whether an error, or one that caused it, says the broker is away rather than the consumer stuck. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
-import { KAFKA_ADMIN, KAFKA_EVENT_SERVER, type KafkaEventServer } from '@pipeline/messaging';
+import { KAFKA_ADMIN, KAFKA_EVENT_SERVER, isBrokerOutage, type KafkaEventServer } from '@pipeline/messaging';
 import type { Admin } from 'kafkajs';
 import { withTimeout } from './timed-check';
 
@@ -32,21 +32,23 @@ export class ConsumerHealthIndicator {
 
   /**
    * Reads the lag from the broker first. A read that fails or is slow resets no stall clock: the
-   * partitions are judged on the lag read last. Only when no broker answers either (an outage,
-   * which no restart cures) do the clocks hold. A crash loop is judged without the lag.
+   * partitions are judged on the lag read last. Only in an outage, which no restart cures, do the
+   * clocks hold: no broker answers, or the lag read failed on a broker error that says so (a
+   * partition without a leader). A crash loop is judged without the lag.
    */
   async isLive(stallTimeoutMs: number, key = 'progress'): Promise<HealthIndicatorResult> {
     const indicator = this.health.check(key);
-    const answers = (probe: Promise<unknown>) =>
+    const failure = (probe: Promise<unknown>) =>
       withTimeout(probe, LAG_READ_TIMEOUT_MS, 'Kafka').then(
-        () => true,
-        () => false,
+        () => undefined,
+        (error: unknown) => error ?? new Error('failed'),
       );
-    const [lagRead, brokerAnswers] = await Promise.all([
-      answers(this.server.readLag()),
-      answers(this.admin.describeCluster()),
+    const [lagFailure, brokerFailure] = await Promise.all([
+      failure(this.server.readLag()),
+      failure(this.admin.describeCluster()),
     ]);
-    if (!lagRead && !brokerAnswers) this.server.progress.brokerAway();
+    const outage = lagFailure !== undefined && (brokerFailure !== undefined || isBrokerOutage(lagFailure));
+    if (outage) this.server.progress.brokerAway();
     const stalled = this.server.progress.stalled(stallTimeoutMs);
     const crashLoop = this.server.crashes.looping(stallTimeoutMs);
     const details = { stallTimeoutMs, assignment: this.server.assignment() };

@@ -1,0 +1,50 @@
+import { zstdCompressSync } from 'node:zlib';
+import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { compressSync } from 'snappy';
+import { describe, expect, it } from 'vitest';
+import { MAX_DECOMPRESSED_BATCH_BYTES, registerCompressionCodecs } from './compression-codecs';
+
+interface Codec {
+  compress(encoder: { buffer: Buffer }): Promise<Buffer>;
+  decompress(buffer: Buffer): Promise<Buffer>;
+}
+registerCompressionCodecs();
+const codec = (type: CompressionTypes) => (CompressionCodecs as Record<number, () => Codec>)[type]!();
+
+/** What snappy-java's SnappyOutputStream (the Java producer's snappy) writes: xerial blocks. */
+function xerial(...blocks: Buffer[]): Buffer {
+  const header = Buffer.from([0x82, 0x53, 0x4e, 0x41, 0x50, 0x50, 0x59, 0x00, 0, 0, 0, 1, 0, 0, 0, 1]);
+  const framed = blocks.flatMap((block) => {
+    const compressed = compressSync(block);
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(compressed.length);
+    return [length, compressed];
+  });
+  return Buffer.concat([header, ...framed]);
+}
+
+describe('compression codecs', () => {
+  it('round-trips each codec kafkajs lacks', async () => {
+    const records = Buffer.from('records '.repeat(500));
+    for (const type of [CompressionTypes.Snappy, CompressionTypes.LZ4, CompressionTypes.ZSTD]) {
+      const compressed = await codec(type).compress({ buffer: records });
+      expect(compressed.length, String(type)).toBeLessThan(records.length);
+      expect(await codec(type).decompress(compressed)).toEqual(records);
+    }
+  });
+
+  it("reads the Java client's xerial-framed snappy as well as raw snappy", async () => {
+    const [a, b] = [Buffer.from('first block '.repeat(50)), Buffer.from('second block '.repeat(50))];
+    expect(await codec(CompressionTypes.Snappy).decompress(xerial(a, b))).toEqual(Buffer.concat([a, b]));
+    expect(await codec(CompressionTypes.Snappy).decompress(compressSync(a))).toEqual(a);
+  });
+
+  it('refuses a batch that would decompress past the bound (a decompression bomb), before allocating it', async () => {
+    const bomb = zstdCompressSync(Buffer.alloc(MAX_DECOMPRESSED_BATCH_BYTES + 1));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    await expect(codec(CompressionTypes.ZSTD).decompress(bomb)).rejects.toThrow();
+    // A raw snappy block that claims 4 GiB: its length varint alone is read.
+    const claims = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]);
+    await expect(codec(CompressionTypes.Snappy).decompress(claims)).rejects.toThrow(/over 67108864/);
+  });
+});
