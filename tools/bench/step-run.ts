@@ -150,9 +150,9 @@ function sayOutcome(result: StepResult): void {
         .join(
           ', ',
         )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}${
-        counts.kafkaRequestBytes?.byApi.Produce === undefined
+        counts.kafkaResponseBytes?.byApi.Fetch === undefined
           ? ''
-          : `, ${Math.round(counts.kafkaRequestBytes.byApi.Produce)} Produce bytes`
+          : `, ${Math.round(counts.kafkaResponseBytes.byApi.Fetch)} Fetch bytes`
       }`,
     );
   if (result.console)

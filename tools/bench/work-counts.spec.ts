@@ -10,7 +10,7 @@ const metrics = (
 pipeline_kafka_requests_total{api="Produce",service="order-service"} ${produce}
 pipeline_kafka_requests_total{api="Fetch",service="order-service"} ${fetch}
 pipeline_kafka_requests_total_other{api="Fetch"} 999
-pipeline_kafka_request_bytes_total{api="Produce",service="order-service"} ${produce * 1000}
+pipeline_kafka_response_bytes_total{api="Fetch",service="order-service"} ${fetch * 1000}
 # TYPE pipeline_db_statements_total counter
 pipeline_db_statements_total{service="order-service"} ${statements}
 process_cpu_seconds_total 12.5
@@ -25,7 +25,7 @@ describe('parseServiceCounters', () => {
   it('reads requests by API and statements, ignoring other metrics', () => {
     expect(parseServiceCounters(metrics(97, 87, 1215))).toEqual({
       kafkaRequests: { Produce: 97, Fetch: 87 },
-      kafkaRequestBytes: { Produce: 97_000 },
+      kafkaResponseBytes: { Fetch: 87_000 },
       dbStatements: 1215,
     });
   });
@@ -33,7 +33,7 @@ describe('parseServiceCounters', () => {
   it('reads a service without the counters as zero', () => {
     expect(parseServiceCounters('up 1\n')).toEqual({
       kafkaRequests: {},
-      kafkaRequestBytes: {},
+      kafkaResponseBytes: {},
       dbStatements: 0,
     });
   });
@@ -53,8 +53,8 @@ describe('stepCounts', () => {
     expect(counts.dbStatements).toEqual({ total: 10, byService: { order: 8, payment: 2 } });
     expect(counts.dbCommits).toEqual({ total: 5, byService: { order: 4, payment: 1 } });
     expect(counts.aboveIdle).toBeUndefined();
-    // 250 Produce requests of 1,000 bytes each over 100 orders.
-    expect(counts.kafkaRequestBytes).toEqual({ byApi: { Produce: 2500 } });
+    // 200 Fetch responses of 1,000 bytes each over 100 orders.
+    expect(counts.kafkaResponseBytes).toEqual({ byApi: { Fetch: 2000 } });
   });
 
   it('takes the idle rate out of the totals when it was measured', () => {

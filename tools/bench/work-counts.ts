@@ -8,8 +8,8 @@
 export interface ServiceCounters {
   /** pipeline_kafka_requests_total by its `api` label. */
   readonly kafkaRequests: Readonly<Record<string, number>>;
-  /** pipeline_kafka_request_bytes_total by its `api` label (absent in older builds: empty). */
-  readonly kafkaRequestBytes?: Readonly<Record<string, number>>;
+  /** pipeline_kafka_response_bytes_total by its `api` label (absent in older builds: empty). */
+  readonly kafkaResponseBytes?: Readonly<Record<string, number>>;
   /** pipeline_db_statements_total. */
   readonly dbStatements: number;
 }
@@ -31,8 +31,8 @@ export interface StepCounts {
   readonly orders: number;
   readonly seconds: number;
   readonly kafkaRequests: PerOrder & { readonly byApi: Readonly<Record<string, number>> };
-  /** Request bytes per order by API: Produce is what the producers put on the wire. */
-  readonly kafkaRequestBytes?: { readonly byApi: Readonly<Record<string, number>> };
+  /** Response bytes per order by API: Fetch is what the consumers took off the wire, compressed. */
+  readonly kafkaResponseBytes?: { readonly byApi: Readonly<Record<string, number>> };
   readonly dbStatements: PerOrder;
   readonly dbCommits: PerOrder;
   /** Totals with the idle rate (no load at all) taken out, when the idle rate was measured. */
@@ -51,12 +51,12 @@ export interface IdleRates {
 }
 
 const SAMPLE =
-  /^(pipeline_kafka_requests_total|pipeline_kafka_request_bytes_total|pipeline_db_statements_total)(?:\{([^}]*)\})?\s+(\S+)/;
+  /^(pipeline_kafka_requests_total|pipeline_kafka_response_bytes_total|pipeline_db_statements_total)(?:\{([^}]*)\})?\s+(\S+)/;
 
 /** The counters out of a service's `/metrics` text; absent ones read as zero. */
 export function parseServiceCounters(text: string): ServiceCounters {
   const kafkaRequests: Record<string, number> = {};
-  const kafkaRequestBytes: Record<string, number> = {};
+  const kafkaResponseBytes: Record<string, number> = {};
   let dbStatements = 0;
   for (const line of text.split('\n')) {
     const match = SAMPLE.exec(line);
@@ -66,11 +66,11 @@ export function parseServiceCounters(text: string): ServiceCounters {
     if (match[1] === 'pipeline_db_statements_total') dbStatements += value;
     else {
       const api = /api="([^"]*)"/.exec(match[2] ?? '')?.[1] ?? 'unknown';
-      const into = match[1] === 'pipeline_kafka_requests_total' ? kafkaRequests : kafkaRequestBytes;
+      const into = match[1] === 'pipeline_kafka_requests_total' ? kafkaRequests : kafkaResponseBytes;
       into[api] = (into[api] ?? 0) + value;
     }
   }
-  return { kafkaRequests, kafkaRequestBytes, dbStatements };
+  return { kafkaRequests, kafkaResponseBytes, dbStatements };
 }
 
 const round = (n: number): number => Math.round(n * 100) / 100;
@@ -132,9 +132,9 @@ export function stepCounts(
   const bytesDelta = (s: string, api: string): number =>
     Math.max(
       0,
-      (to.services[s]?.kafkaRequestBytes?.[api] ?? 0) - (from.services[s]?.kafkaRequestBytes?.[api] ?? 0),
+      (to.services[s]?.kafkaResponseBytes?.[api] ?? 0) - (from.services[s]?.kafkaResponseBytes?.[api] ?? 0),
     );
-  const byteApis = services.flatMap((s) => Object.keys(to.services[s]?.kafkaRequestBytes ?? {}));
+  const byteApis = services.flatMap((s) => Object.keys(to.services[s]?.kafkaResponseBytes ?? {}));
   const bytesByApi = Object.fromEntries(
     Object.entries(byKey(byteApis, (api) => sum(services.map((s) => bytesDelta(s, api))), orders)).filter(
       ([, perOrder]) => perOrder > 0,
@@ -154,7 +154,7 @@ export function stepCounts(
         orders,
       ),
     },
-    ...(byteApis.length > 0 ? { kafkaRequestBytes: { byApi: bytesByApi } } : {}),
+    ...(byteApis.length > 0 ? { kafkaResponseBytes: { byApi: bytesByApi } } : {}),
     dbStatements: {
       total: perOrder(d.dbStatements),
       byService: byKey(

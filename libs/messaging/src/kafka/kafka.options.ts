@@ -40,9 +40,10 @@ export function createKafka(options: KafkaConnectionOptions, overrides: Partial<
 }
 
 /**
- * Every client it creates counts its requests by API in `pipeline_kafka_requests_total`, and their
- * bytes in `pipeline_kafka_request_bytes_total`: what a batch costs the broker is a number of
- * requests and bytes, whatever the machine's speed (BENCHMARKS.md).
+ * Every client it creates counts its requests by API in `pipeline_kafka_requests_total`, and the
+ * bytes of their responses in `pipeline_kafka_response_bytes_total` (kafkajs reports the response's
+ * size, not the request's): what a batch costs the broker is a number of requests and bytes,
+ * whatever the machine's speed (BENCHMARKS.md).
  */
 class CountedKafka extends Kafka {
   override consumer(config: ConsumerConfig): Consumer {
@@ -66,7 +67,7 @@ class CountedKafka extends Kafka {
 
 const countRequest = ({ payload: { apiName, size } }: RequestEvent): void => {
   PipelineMetrics.kafkaRequests.inc({ api: apiName });
-  PipelineMetrics.kafkaRequestBytes.inc({ api: apiName }, size);
+  PipelineMetrics.kafkaResponseBytes.inc({ api: apiName }, size);
 };
 
 export function parseBrokerList(value: string): string[] {

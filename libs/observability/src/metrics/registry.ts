@@ -131,9 +131,9 @@ export const PipelineMetrics = {
     labelNames: ['api'] as const,
     registers,
   }),
-  kafkaRequestBytes: new Counter({
-    name: 'pipeline_kafka_request_bytes_total',
-    help: 'Bytes of the requests this process sent to the Kafka brokers, by API: for Produce, the record batches as compressed (KAFKA_COMPRESSION).',
+  kafkaResponseBytes: new Counter({
+    name: 'pipeline_kafka_response_bytes_total',
+    help: "Bytes of the Kafka brokers' responses to this process, by API: for Fetch, the record batches as the producers compressed them (KAFKA_COMPRESSION).",
     labelNames: ['api'] as const,
     registers,
   }),
