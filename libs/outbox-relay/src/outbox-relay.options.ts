@@ -46,7 +46,7 @@ export interface OutboxRelayOptions {
    * dies before a follower copied it. Only to demonstrate that.
    */
   readonly acks?: OutboxAcks;
-  /** The codec of the relay's record batches (`KAFKA_COMPRESSION`). Default none. */
+  /** The codec of the relay's record batches (`KAFKA_COMPRESSION`, lz4 in the services). Default none. */
   readonly compression?: CompressionName;
   /** Advisory-lock key. Default: derived from `service`, stable. */
   readonly lockKey?: number;

@@ -121,8 +121,7 @@ export class DeadLetterPublisher {
         await this.producer.send({
           topic: this.deadLetterTopic,
           acks: -1,
-          compression:
-            heavy && this.compression === CompressionTypes.None ? CompressionTypes.ZSTD : this.compression,
+          compression: heavy ? CompressionTypes.ZSTD : this.compression,
           messages: chunk,
         });
       }

@@ -4,8 +4,12 @@ import { LogLevels } from '@pipeline/observability';
 import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
 import { DEFAULT_RETRY } from '@pipeline/messaging';
 
-/** What the relay and the dead letters compress with unless KAFKA_COMPRESSION says otherwise (BENCHMARKS.md). */
-const DEFAULT_COMPRESSION: CompressionName = 'none';
+/**
+ * What the relay and the dead letters compress with unless KAFKA_COMPRESSION says otherwise: lz4
+ * took a fifth to two fifths off the bytes every consumer fetches at no CPU cost the bench could
+ * tell from noise; zstd took more off and cost a fifth to a third more CPU (BENCHMARKS.md#compression).
+ */
+const DEFAULT_COMPRESSION: CompressionName = 'lz4';
 
 const postgresUrl = z
   .string()
