@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Partitioners, type Kafka, type KafkaMessage } from 'kafkajs';
@@ -7,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterTopic, Topics } from '@pipeline/contracts';
 import { startConsole, TOKEN, type ConsoleUnderTest } from '../console/console.harness';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { REPO_ROOT } from '../support/processes';
+import { REPO_ROOT, runCommand, type CommandRun } from '../support/processes';
 
 // A payment-service dead-letter topic as a crash and other clients leave it: the same original
 // dead-lettered twice by one group (a crash between the dead letter and the offset commit), the
@@ -20,26 +18,8 @@ const GROUP = 'payment-service';
 /** 1,000 headers on one record, besides the odd ones. */
 const MANY = 1_000;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-async function run(command: string, args: readonly string[], input = ''): Promise<Run> {
-  const child = spawn(command, args, {
-    cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH, KAFKA_BROKERS: KAFKA_BROKERS.join(',') },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(input);
-  const [code] = (await once(child, 'close')) as [number | null];
-  return { code, stdout, stderr };
-}
+const run = (command: string, args: readonly string[], input = ''): Promise<CommandRun> =>
+  runCommand(command, args, { env: { KAFKA_BROKERS: KAFKA_BROKERS.join(',') }, input });
 
 /**
  * One kcat run: every line of `lines` is `key|value` (an empty key or value is NULL, `-Z`), and

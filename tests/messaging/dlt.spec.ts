@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
+
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Partitioners, type Kafka, type KafkaMessage } from 'kafkajs';
@@ -16,7 +15,7 @@ import {
   type DeadLetterRecord,
 } from '@pipeline/dead-letters';
 import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { eventually, REPO_ROOT } from '../support/processes';
+import { eventually, REPO_ROOT, runCommand, type CommandRun } from '../support/processes';
 
 /** A hand-made dead letter: the original record plus what the consumer side adds. */
 interface Letter {
@@ -370,20 +369,8 @@ describe('dead-letter topics: snapshot, summary, replay (real Kafka)', () => {
   describe('the dlt command', () => {
     const cli = resolve(REPO_ROOT, 'dist/tools/dlt.js');
 
-    async function dlt(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-      // The flag silences kafkajs's harmless Node 24 timer warning (kafkajs#1751), as `npm run dlt` should.
-      const child = spawn(process.execPath, [cli, ...args], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH, KAFKA_BROKERS: KAFKA_BROKERS.join(',') },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const [code] = (await once(child, 'close')) as [number | null];
-      return { code, stdout, stderr };
-    }
+    const dlt = (...args: string[]): Promise<CommandRun> =>
+      runCommand(process.execPath, [cli, ...args], { env: { KAFKA_BROKERS: KAFKA_BROKERS.join(',') } });
 
     beforeAll(() => {
       if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (bash scripts/build.sh)`);

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 
@@ -78,4 +79,30 @@ export async function eventually<T>(
   throw new Error(
     `${what} not reached within ${timeoutMs} ms${lastError instanceof Error ? `: ${lastError.message}` : ''}`,
   );
+}
+
+export interface CommandRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command from the repository root with only PATH and `env`, `input` on stdin; its exit code and output. */
+export async function runCommand(
+  command: string,
+  args: readonly string[],
+  { env = {}, input = '' }: { env?: Record<string, string>; input?: string } = {},
+): Promise<CommandRun> {
+  const child = spawn(command, args, {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(input);
+  const [code] = (await once(child, 'close')) as [number | null];
+  return { code, stdout, stderr };
 }
