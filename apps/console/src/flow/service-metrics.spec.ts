@@ -1,7 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServiceNames, type ServiceName } from '@pipeline/contracts';
 import { livenessFailureOf, ServiceMetrics } from './service-metrics';
+
+/** Every service of the contracts (a fork adds its own) with no instance to scrape. */
+const noInstances = () =>
+  Object.fromEntries(ServiceNames.map((service) => [service, []])) as unknown as Record<
+    ServiceName,
+    string[]
+  >;
 
 /** Nest Terminus's 503 for a crash loop, as libs/service-kit's ConsumerHealthIndicator writes it. */
 const CRASH_LOOP = {
@@ -60,22 +68,13 @@ describe('ServiceMetrics against a stand-in service', () => {
   });
 
   it('reads the consumer restarts from /metrics', async () => {
-    const metrics = new ServiceMetrics({
-      order: [],
-      payment: [`${base}/a`],
-      inventory: [],
-      email: [],
-      analytics: [],
-    });
+    const metrics = new ServiceMetrics({ ...noInstances(), payment: [`${base}/a`] });
     const [instance] = await metrics.scrapeAll();
     expect(instance).toMatchObject({ up: true, consumerRestarts: 3 });
   });
 
   it('reads /health/live: the 503’s reason, a pass, and no answer in time', async () => {
-    const metrics = new ServiceMetrics(
-      { order: [], payment: [], inventory: [], email: [], analytics: [] },
-      100,
-    );
+    const metrics = new ServiceMetrics(noInstances(), 100);
     await expect(metrics.liveness(`${base}/crashing`)).resolves.toEqual({
       url: `${base}/crashing`,
       state: 'not-live',

@@ -28,13 +28,12 @@ const undecodable = (): KafkaMessage =>
 function consumerWith(
   send: DeadLetterPublisher['send'],
   undecodableBatches: 'dead-letter' | 'stop' = 'dead-letter',
-  contracts = {} as EventContracts,
 ) {
   const commit = vi.fn(() => Promise.resolve());
   // A transaction would take a connection first: poison records must never get that far.
   const transact = vi.fn(() => Promise.reject(new Error('no database in this test')));
   const consumer = new BatchConsumer({
-    contracts,
+    contracts: {} as EventContracts,
     deadLetters: { send } as unknown as DeadLetterPublisher,
     deadLetterTopic: 'orders.dead-letter',
     counters: emptyCounters(),
@@ -146,29 +145,5 @@ describe('BatchConsumer: poison records and offsets', () => {
     expect(send).not.toHaveBeenCalled();
     expect(payload.resolveOffset).not.toHaveBeenCalled();
     expect(commit).not.toHaveBeenCalled();
-  });
-
-  it('dead-letters a record whose triage throws instead of failing the fetch', async () => {
-    const send = vi.fn<DeadLetterPublisher['send']>(() => Promise.resolve());
-    const throwing = {
-      isDeclaredFor: () => {
-        throw new TypeError('contracts exploded');
-      },
-    } as unknown as EventContracts;
-    const { consumer, commit } = consumerWith(send, 'dead-letter', throwing);
-    const headers = {
-      ce_specversion: Buffer.from('1.0'),
-      ce_id: Buffer.from('0b6f8a3e-5d4c-4f1a-9a2b-3c4d5e6f7a8b'),
-      ce_type: Buffer.from('order.placed'),
-      ce_source: Buffer.from('kcat'),
-      ce_time: Buffer.from('2026-12-04T00:00:00Z'),
-      correlation_id: Buffer.from('o-1'),
-    };
-    const { asKafkajs } = payloadOf([Object.assign(poison('9'), { value: Buffer.from('{}'), headers })]);
-
-    await consumer.eachBatch(asKafkajs);
-
-    expect(send.mock.calls[0]![0][0]).toMatchObject({ error: 'unreadable record: contracts exploded' });
-    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '10' }]);
   });
 });

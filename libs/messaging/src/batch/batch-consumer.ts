@@ -1,12 +1,12 @@
 import { context } from '@opentelemetry/api';
-import { PipelineMetrics, contextFromHeaders, isSampled, messageOf } from '@pipeline/observability';
+import { PipelineMetrics, contextFromHeaders, isSampled } from '@pipeline/observability';
 import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
 import { partitionOf, type PendingEvent } from '../events/consumed-event';
 import { countSkipped } from '../events/consumer-stats';
-import { triageRecord, type EventContracts, type Triage } from '@pipeline/contracts';
+import { triageRecord, type EventContracts } from '@pipeline/contracts';
 import { describeUndecodable, undecodableBatchOf } from '@pipeline/kafka-codecs';
 import { sleep } from '../retry/backoff';
 import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
@@ -155,7 +155,7 @@ export class BatchConsumer {
         };
         return { kind: 'poison', letter };
       }
-      const triage = triageSafely(topic, message, contracts, (type) => transaction.handlers.has(type));
+      const triage = triageRecord(topic, message, contracts, (type) => transaction.handlers.has(type));
       if (triage.kind === 'unhandled') return triage;
       const { offset } = message;
       if (triage.kind === 'poison') {
@@ -273,17 +273,5 @@ export class BatchConsumer {
     );
     for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
     countDeadLetters(letters, this.deps);
-  }
-}
-
-/**
- * Triage that never throws: whatever a record holds, it becomes poison rather than an error that
- * rejects the whole fetch (kafkajs would fetch it again, and crash again, forever).
- */
-function triageSafely(...args: Parameters<typeof triageRecord>): Triage {
-  try {
-    return triageRecord(...args);
-  } catch (error) {
-    return { kind: 'poison', reason: `unreadable record: ${messageOf(error)}` };
   }
 }
