@@ -20,6 +20,7 @@ const step = (label: StepResult['label'], offered: number, requests: number): St
   ({
     label,
     offered,
+    e2e: { count: 100, p50: 40 + offered / 10, p90: 60, p99: 120 + offered, p999: 200, max: 250, mean: 45 },
     counts: counts(requests),
     cpuMsPerOrder: { total: 70 / offered, byProcess: { 'order-service': 9, kafka: 13.1 } },
   }) as unknown as StepResult;
@@ -60,11 +61,13 @@ describe('the comparable parts of the results section', () => {
     expect(headline(down).join('\n')).toContain('stepped down to 5, 2 orders/s, and not even the floor');
   });
 
-  it('has a row of counts per step, warm-up included', () => {
+  it('has a row of counts per step, warm-up included, with e2e p50 and p99 beside them', () => {
     const rows = countsTable(results).filter((l) => l.startsWith('| '));
     expect(rows).toHaveLength(2 + 4);
+    expect(rows[0]).toMatch(/^\| step \| e2e p50 ms \| e2e p99 ms \| Kafka requests \|/);
+    expect(rows[1]!.split('|')).toHaveLength(rows[0]!.split('|').length);
     expect(rows[3]).toBe(
-      '| step 10/s | 12.00 | 11.00 | 3.00 | 6.00 | 3.00 | 0.00 | 0.00 | 0.00 | 5.00 | 4.50 | 20.00 | 19.00 |',
+      '| step 10/s | 41.0 | 130.0 | 12.00 | 11.00 | 3.00 | 6.00 | 3.00 | 0.00 | 0.00 | 0.00 | 5.00 | 4.50 | 20.00 | 19.00 |',
     );
   });
 

@@ -14,7 +14,7 @@ const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
 /** The APIs shown in their own column; the rest are summed under "other". */
 const MainApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat', 'Metadata'] as const;
 
-const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s`;
+export const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s`;
 
 /** Steps with counts, in run order. */
 const counted = (results: BenchResults): StepResult[] => results.steps.filter((s) => s.counts !== undefined);
@@ -65,17 +65,17 @@ export function countsTable(results: BenchResults): string[] {
     const other = Object.entries(byApi)
       .filter(([api]) => !(MainApis as readonly string[]).includes(api))
       .reduce((a, [, n]) => a + n, 0);
-    return `| ${stepName(s)} | ${f2(c.kafkaRequests.total)} | ${f2(c.aboveIdle?.kafkaRequests)} | ${MainApis.map((api) => f2(byApi[api] ?? 0)).join(' | ')} | ${f2(other)} | ${f2(c.dbCommits.total)} | ${f2(c.aboveIdle?.dbCommits)} | ${f2(c.dbStatements.total)} | ${f2(c.aboveIdle?.dbStatements)} |`;
+    return `| ${stepName(s)} | ${f1(s.e2e.p50)} | ${f1(s.e2e.p99)} | ${f2(c.kafkaRequests.total)} | ${f2(c.aboveIdle?.kafkaRequests)} | ${MainApis.map((api) => f2(byApi[api] ?? 0)).join(' | ')} | ${f2(other)} | ${f2(c.dbCommits.total)} | ${f2(c.aboveIdle?.dbCommits)} | ${f2(c.dbStatements.total)} | ${f2(c.aboveIdle?.dbStatements)} |`;
   };
   const idle = results.idleCounts;
   return [
-    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one; backends report them up to 10 s late when idle, so short windows are approximate) and statements sent (BEGIN and COMMIT included). At a step the pipeline did not keep up with, a service that fell behind did less than the orders placed asked for, so its counts per order read low there. “Above idle” takes out what the services do with no load at all' +
+    'Per order placed in the step’s load window, summed over the five services: Kafka requests by API (their kafkajs clients: consumer, producers, admin; the load generator’s own consumer is not counted), PostgreSQL commits (`pg_stat_database`; a SELECT outside a transaction counts as one; backends report them up to 10 s late when idle, so short windows are approximate) and statements sent (BEGIN and COMMIT included). End-to-end latency (scheduled send to the terminal event, all orders of the step) stands beside them. At a step the pipeline did not keep up with, a service that fell behind did less than the orders placed asked for, so its counts per order read low there. “Above idle” takes out what the services do with no load at all' +
       (idle
         ? ` (${f1(idle.kafkaRequests)} Kafka requests, ${f1(idle.dbCommits)} commits and ${f1(idle.dbStatements)} statements per second, measured with the idle CPU).`
         : '.'),
     '',
-    `| step | Kafka requests | above idle | ${MainApis.join(' | ')} | other | commits | above idle | statements | above idle |`,
-    `| --- | ---: | ---: | ${MainApis.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: | ---: |`,
+    `| step | e2e p50 ms | e2e p99 ms | Kafka requests | above idle | ${MainApis.join(' | ')} | other | commits | above idle | statements | above idle |`,
+    `| --- | ---: | ---: | ---: | ---: | ${MainApis.map(() => '---:').join(' | ')} | ---: | ---: | ---: | ---: | ---: |`,
     ...steps.map(row),
   ];
 }
