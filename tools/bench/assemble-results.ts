@@ -134,6 +134,7 @@ export function stepResult(step: {
         }
       : {}),
     report: step.reportFile,
+    window: { startedAt: report.startedAt, seconds: report.durationSeconds },
   };
 }
 
@@ -183,6 +184,7 @@ export function benchResults(run: {
   readonly recordsPerOrder: BenchResults['recordsPerOrder'];
   readonly kafka: BenchResults['kafka'];
   readonly pgbench: BenchResults['pgbench'];
+  readonly hopsUnavailable?: string;
   readonly errors: readonly string[];
 }): BenchResults {
   const normalised = normalise(run.sustainableRate, run.pgbench);
@@ -209,6 +211,7 @@ export function benchResults(run: {
     ...(run.kafka ? { kafka: run.kafka } : {}),
     ...(run.pgbench ? { pgbench: run.pgbench } : {}),
     ...(normalised ? { normalised } : {}),
+    ...(run.hopsUnavailable !== undefined ? { hopsUnavailable: run.hopsUnavailable } : {}),
     errors: run.errors,
   };
 }

@@ -57,12 +57,17 @@ function tracingEnv(): Record<string, string> {
   if (ratio === 0) return { OTEL_TRACES_EXPORTER: 'none' };
   return {
     OTEL_TRACES_EXPORTER: 'zipkin',
-    OTEL_EXPORTER_ZIPKIN_ENDPOINT:
-      process.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT ?? 'http://127.0.0.1:9411/api/v2/spans',
+    OTEL_EXPORTER_ZIPKIN_ENDPOINT: zipkinEndpoint(),
     OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
     OTEL_TRACES_SAMPLER_ARG: String(ratio),
   };
 }
+
+const zipkinEndpoint = (): string =>
+  process.env.OTEL_EXPORTER_ZIPKIN_ENDPOINT ?? 'http://127.0.0.1:9411/api/v2/spans';
+
+/** The Zipkin the services export to, where the bench reads the sampled orders' traces back. */
+export const zipkinUrl = (): string => new URL(zipkinEndpoint()).origin;
 
 /** BENCH_TRACE_RATIO (default 0.01): the load generator flags this fraction of orders sampled. */
 export function traceRatio(): number {

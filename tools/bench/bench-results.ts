@@ -4,6 +4,7 @@ import type { PageTraffic } from './console-page';
 import type { MachineDescription } from './machine';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
 import type { ConsumerPerf, PgbenchResult, ProducerPerf } from './perf-output';
+import type { HopBreakdown } from './hop-breakdown';
 import type { CpuUsage } from './proc-stats';
 import type { DatabaseCounters } from './stack-under-test';
 import type { WarmupSummary } from './ramp';
@@ -53,6 +54,10 @@ export interface StepResult {
     readonly sendDelayP99Ms: number;
   };
   readonly report: string;
+  /** When the load generator began placing orders, and for how long: where the step's traces are. */
+  readonly window?: { readonly startedAt: string; readonly seconds: number };
+  /** Relay wait, produce, fetch and transaction per hop, from the step's sampled orders' traces. */
+  readonly hops?: HopBreakdown;
 }
 
 export interface BenchResults {
@@ -98,5 +103,7 @@ export interface BenchResults {
     readonly consumer: ConsumerPerf;
   };
   readonly pgbench?: readonly PgbenchResult[];
+  /** Why no step has a per-hop breakdown (tracing off, Zipkin not answering), when none has. */
+  readonly hopsUnavailable?: string;
   readonly errors: readonly string[];
 }

@@ -14,6 +14,8 @@ import { writeBenchmarks } from './benchmarks-md';
 import { describeMachine } from './machine';
 import { runPipeline, type PipelineMeasurements, type PipelineOutcome } from './pipeline-run';
 import { measureKafka, measurePostgres } from './reference-limits';
+import { runSummaryLines } from './run-summary';
+import { withHopBreakdowns } from './step-traces';
 import {
   databaseName,
   dropDatabases,
@@ -128,6 +130,9 @@ async function main(argv: string[]): Promise<number> {
       await dropDatabases(options, databases).catch(() => undefined);
   }
 
+  // After the services stopped: they flushed their last spans on the way out.
+  const traced = await withHopBreakdowns(measured.steps, options.topicPrefix, say);
+  const half = outcome.half && traced.steps[measured.steps.indexOf(outcome.half)];
   const results = benchResults({
     startedAt,
     quick: config.quick,
@@ -136,11 +141,11 @@ async function main(argv: string[]): Promise<number> {
     emails: measured.emails,
     machine,
     warmup: measured.warmup,
-    steps: measured.steps,
+    steps: traced.steps,
     sustainableRate: outcome.sustainable,
     ramp: measured.ramp,
     kafkaUptimeSeconds: measured.kafkaUptimeSeconds,
-    halfRate: outcome.half,
+    halfRate: half ?? outcome.half,
     maxRssMiB: measured.maxRssMiB,
     rssAtReadyMiB: measured.rssAtReadyMiB,
     idleCpu: measured.idle,
@@ -149,10 +154,12 @@ async function main(argv: string[]): Promise<number> {
     recordsPerOrder: records,
     kafka: kafkaLimits,
     pgbench,
+    ...(traced.unavailable !== undefined ? { hopsUnavailable: traced.unavailable } : {}),
     errors,
   });
   await writeFile(`${outDir}/bench.json`, `${JSON.stringify(results, null, 2)}\n`);
   const written = await writeBenchmarks(results, { repoRoot, outDir, write: config.writeBenchmarks });
+  for (const line of runSummaryLines(results)) say(line);
   say(`done in ${secondsSinceStart().toFixed(0)} s: sustainable ${results.sustainableRate} orders/s`);
   for (const file of written) say(`  wrote ${file}`);
   return errors.length > 0 ? 1 : 0;
