@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import type { PercentileSummary } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
+import { hopsSection } from './benchmarks-md-hops';
 import { plots } from './benchmarks-plots';
 import {
   consoleCostTable,
@@ -170,6 +171,7 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '',
     `![throughput](${PLOTS}/throughput.svg)`,
     `![latency](${PLOTS}/latency.svg)`,
+    `![latency by rate](${PLOTS}/latency-by-rate.svg)`,
     `![CPU per order](${PLOTS}/cpu-per-order.svg)`,
     '',
     `Per-step HTML reports (timelines, lag, histograms): \`${reportDir}/\` (not committed).`,
@@ -179,6 +181,10 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     ...countsTable(results),
     '',
     ...perServiceCountsTable(results),
+    '',
+    '### Where an order’s milliseconds go, hop by hop (from traces)',
+    '',
+    ...hopsSection(results, PLOTS),
     '',
     '### CPU ms per order per process at each step',
     '',

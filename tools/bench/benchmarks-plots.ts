@@ -1,7 +1,85 @@
 import { lineChart } from '@pipeline/load';
-import type { BenchResults } from './bench-results';
+import type { BenchResults, StepResult } from './bench-results';
+import { SustainableLimits } from './step-verdict';
 
-/** The three plots of the results section, by file name (written to docs/benchmarks/). */
+const Palette = [
+  '#1f77b4',
+  '#2ca02c',
+  '#d62728',
+  '#ff7f0e',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+];
+
+type Series = Parameters<typeof lineChart>[0]['series'][number];
+
+/** Wide enough for every legend entry (lineChart sets them 150 px apart on one line). */
+const chartWidth = (series: number): number => Math.max(860, 100 + series * 150);
+
+/** The percentiles of the latency-by-rate plot, at x = their "nines": -log10(1 - fraction). */
+export const LatencyPercentiles = [
+  { key: 'p50', fraction: 0.5 },
+  { key: 'p90', fraction: 0.9 },
+  { key: 'p99', fraction: 0.99 },
+  { key: 'p999', fraction: 0.999 },
+] as const;
+
+export const nines = (fraction: number): number => Math.round(-Math.log10(1 - fraction) * 1000) / 1000;
+
+/**
+ * One line per step (warm-up left out): its e2e p50, p90, p99 and p99.9 on a log axis of the
+ * fraction of orders (1 = p90, 2 = p99, 3 = p99.9), latencies above `capMs` drawn at it.
+ */
+export function latencyByRateSeries(steps: readonly StepResult[], capMs: number): Series[] {
+  return steps
+    .filter((s) => s.label !== 'warm-up' && s.e2e.count > 0)
+    .map((s, i) => ({
+      name: `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''}`,
+      color: Palette[i % Palette.length]!,
+      points: LatencyPercentiles.map(({ key, fraction }): [number, number] => [
+        nines(fraction),
+        Math.min(s.e2e[key], capMs),
+      ]),
+    }));
+}
+
+/** The parts of the path from the request to the terminal event's send, stacked in this order. */
+const PathParts = [
+  { key: 'request', name: 'request' },
+  { key: 'relayWait', name: '+ relay wait' },
+  { key: 'produce', name: '+ produce' },
+  { key: 'fetch', name: '+ fetch' },
+  { key: 'transaction', name: '+ transaction' },
+] as const;
+
+/**
+ * Per ramp step with traces, the medians of the path's parts stacked (each line adds one part to
+ * the one below it), and the loadgen's e2e p50 above them: what is left is its own send delay
+ * and its fetch of the terminal event.
+ */
+export function hopsByRateSeries(steps: readonly StepResult[]): Series[] {
+  const traced = steps
+    .filter((s) => s.label === 'step' && s.hops?.path !== undefined)
+    .sort((a, b) => a.offered - b.offered);
+  const stacked = PathParts.map(({ name }, i) => ({
+    name,
+    color: Palette[i]!,
+    points: traced.map((s): [number, number] => [
+      s.offered,
+      PathParts.slice(0, i + 1).reduce((sum, part) => sum + s.hops!.path![part.key].p50, 0),
+    ]),
+  }));
+  return [
+    ...stacked,
+    { name: 'e2e p50', color: '#000', points: traced.map((s): [number, number] => [s.offered, s.e2e.p50]) },
+  ];
+}
+
+/** The plots of the results section, by file name (written to docs/benchmarks/). */
 export function plots(results: BenchResults): Record<string, string> {
   const steps = results.steps.filter((s) => s.label === 'step');
   const throughput = lineChart({
@@ -33,11 +111,33 @@ export function plots(results: BenchResults): Record<string, string> {
     yLabel: 'CPU ms / order',
     series: Object.keys(steps[0]?.cpu?.byGroup ?? {}).map((name, i) => ({
       name,
-      color: ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'][i % 8]!,
+      color: Palette[i % 8]!,
       points: steps
         .filter((s) => s.cpu && s.ordersInCpuWindow)
         .map((s) => [s.offered, ((s.cpu!.byGroup[name] ?? 0) * 1000) / s.ordersInCpuWindow!]),
     })),
   });
-  return { 'throughput.svg': throughput, 'latency.svg': latency, 'cpu-per-order.svg': cpu };
+  const byRate = latencyByRateSeries(results.steps, SustainableLimits.maxE2eP99Ms);
+  const latencyByRate = lineChart({
+    title: `End-to-end latency by percentile, one line per step (capped at ${SustainableLimits.maxE2eP99Ms} ms)`,
+    xLabel: 'percentile as nines (log scale): 0.3 = p50, 1 = p90, 2 = p99, 3 = p99.9',
+    yLabel: 'e2e ms',
+    series: byRate,
+    width: chartWidth(byRate.length),
+  });
+  const path = hopsByRateSeries(results.steps);
+  const hops = lineChart({
+    title: "Where an order's milliseconds go: medians of the path's parts from traces, stacked",
+    xLabel: 'offered orders/s',
+    yLabel: 'ms',
+    series: path,
+    width: chartWidth(path.length),
+  });
+  return {
+    'throughput.svg': throughput,
+    'latency.svg': latency,
+    'cpu-per-order.svg': cpu,
+    'latency-by-rate.svg': latencyByRate,
+    'hops-by-rate.svg': hops,
+  };
 }

@@ -1,0 +1,62 @@
+/** The generated section's per-hop breakdown: where an order's milliseconds go, from traces. */
+import type { BenchResults, StepResult } from './bench-results';
+import type { Spread } from './hop-breakdown';
+import { stepName } from './benchmarks-md-work';
+import { FewTraces } from './step-traces';
+
+const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
+const both = (s: Spread): string => `${f1(s.p50)} / ${f1(s.p90)}`;
+
+const traced = (results: BenchResults): StepResult[] => results.steps.filter((s) => s.hops !== undefined);
+
+const tracesCell = (s: StepResult): string =>
+  `${s.hops!.traces}${s.hops!.traces < FewTraces ? ' (few: rough)' : ''}`;
+
+/** Per step, the medians of the path from the request to the terminal event's send, part by part. */
+function pathTable(steps: readonly StepResult[]): string[] {
+  const withPath = steps.filter((s) => s.hops?.path !== undefined);
+  if (withPath.length === 0) return [];
+  return [
+    'The path from the order’s request to the send of its terminal event, each part summed over the hops on it per order (medians, ms; the total is the median of the per-order totals, so the parts need not add up to it). What e2e adds to the total is the load generator’s send delay and its own fetch of the terminal event.',
+    '',
+    '| step | traces | hops | request | relay wait | produce | fetch | transaction | total | e2e p50 |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ...withPath.map((s) => {
+      const p = s.hops!.path!;
+      return `| ${stepName(s)} | ${tracesCell(s)} | ${p.hops} | ${f1(p.request.p50)} | ${f1(p.relayWait.p50)} | ${f1(p.produce.p50)} | ${f1(p.fetch.p50)} | ${f1(p.transaction.p50)} | ${f1(p.total.p50)} | ${f1(s.e2e.p50)} |`;
+    }),
+  ];
+}
+
+/** Every hop of every traced step: p50 / p90 of its relay wait, produce, fetch and transaction. */
+function hopTable(steps: readonly StepResult[]): string[] {
+  return [
+    '| step | hop | n | relay wait | produce | fetch | transaction |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ...steps.flatMap((s) =>
+      s.hops!.hops.map(
+        (h, i) =>
+          `| ${i === 0 ? `${stepName(s)} (${tracesCell(s)} traces)` : ''} | ${h.hop} | ${h.n} | ${both(h.relayWait)} | ${both(h.produce)} | ${both(h.fetch)} | ${both(h.transaction)} |`,
+      ),
+    ),
+  ];
+}
+
+export function hopsSection(results: BenchResults, plotsDir: string): string[] {
+  const steps = traced(results);
+  if (steps.length === 0)
+    return [
+      results.hopsUnavailable !== undefined
+        ? `(unavailable in this run: ${results.hopsUnavailable})`
+        : '(not measured in this run)',
+    ];
+  return [
+    'From the traces of the orders the load generator flagged sampled, read back from Zipkin. Per hop (an event sent by one service’s outbox relay and handled by another’s transaction), p50 / p90 in ms: **relay wait**, from the end of the span that wrote the event (the upstream transaction; for order.placed the HTTP request, which ends once its group has committed) to the start of its `send` span; **produce**, the `send` span (relay sends, broker acks); **fetch**, from that ack to the start of the consumer’s `process` span; **transaction**, the `process` span (to after COMMIT). Span start times are whole milliseconds (durations are microseconds), so each gap is ±1 ms; the medians less.',
+    '',
+    ...pathTable(steps),
+    '',
+    `![where the milliseconds go](${plotsDir}/hops-by-rate.svg)`,
+    '',
+    ...hopTable(steps),
+  ];
+}
