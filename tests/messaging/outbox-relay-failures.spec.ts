@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createKafka, writeToOutbox } from '@pipeline/messaging';
+import { createKafka, outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import { sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
@@ -165,6 +165,25 @@ describe('OutboxRelay under failure', () => {
     await relay.start();
     await write(db, topic.name, 5);
     await until(async () => (await relay.backlog()).rows === 0, { what: 'polled' });
+    expect(await sequencesOn(topic.name)).toEqual(range(1, 5));
+  });
+
+  it('publishes at once when a writer of its process says it committed, without a NOTIFY', async () => {
+    const db = await database('relay-in-process');
+    const topic = testTopic('relay-in-process');
+    await topic.create();
+    // No NOTIFY and a one-minute poll: after its start-up pass only outboxCommitted wakes it.
+    await db.withClient((client) =>
+      client.query('ALTER TABLE outbox DISABLE TRIGGER outbox_notify_after_insert'),
+    );
+    await write(db, topic.name, 1);
+    const relay = relayOn(db, { pollIntervalMs: 60_000 });
+    await relay.start();
+    await until(() => relay.stats.published === 1, { what: 'the start-up pass' });
+
+    await write(db, topic.name, 4, 2);
+    outboxCommitted('order-service');
+    await until(() => relay.stats.published === 5, { what: 'woken in process' });
     expect(await sequencesOn(topic.name)).toEqual(range(1, 5));
   });
 

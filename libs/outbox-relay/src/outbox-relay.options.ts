@@ -29,13 +29,6 @@ export interface OutboxRelayOptions {
   /** Where rows too large to publish go. Default: the service's, `<topicPrefix><service>.dead-letter`. */
   readonly deadLetterTopic?: string;
   /**
-   * The longest wait after a NOTIFY before reading, so a busy pipeline batches (AdaptiveLinger:
-   * none when the NOTIFY came after a quiet spell of at least this long, then doubling from
-   * 5 ms while they keep coming). Default 10: writers batch already (a consumer transaction, a
-   * group commit), so the relay lingers only when their commits come faster than that.
-   */
-  readonly lingerMs?: number;
-  /**
    * Polling fallback (missed NOTIFYs), the DELETE of the last batch published (every DELETE
    * rides with the next read), and the follower's lock retry. Default 1000.
    */

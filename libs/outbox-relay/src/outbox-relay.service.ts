@@ -18,7 +18,6 @@ export interface OutboxRelayServiceOptions {
   readonly databaseUrl: string;
   readonly batchSize?: number;
   readonly maxBatchBytes?: number;
-  readonly lingerMs?: number;
   readonly pollIntervalMs?: number;
   readonly acks?: OutboxAcks;
   readonly compression?: CompressionName;

@@ -1,5 +1,4 @@
-import { performance } from 'node:perf_hooks';
-import { AdaptiveLinger, backoffDelay, sleep } from '@pipeline/messaging';
+import { backoffDelay, onOutboxCommitted, sleep } from '@pipeline/messaging';
 import { CompressionTypeOf } from '@pipeline/kafka-codecs';
 import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
@@ -31,7 +30,6 @@ import {
 export class OutboxRelay {
   readonly lockKey: number;
   private readonly batchSize: number;
-  private readonly linger: AdaptiveLinger;
   private readonly pollIntervalMs: number;
   private readonly flushTimeoutMs: number;
   private readonly logger: OutboxRelayLogger;
@@ -42,6 +40,7 @@ export class OutboxRelay {
   private leader = false;
   private loop: Promise<void> | undefined;
   private started: Promise<void> | undefined;
+  private stopListening: (() => void) | undefined;
   private markStarted: () => void = () => undefined;
   private stopping: Promise<void> | undefined;
   private stopRequested = false;
@@ -57,7 +56,6 @@ export class OutboxRelay {
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.batchSize = options.batchSize ?? 500;
-    this.linger = new AdaptiveLinger(options.lingerMs ?? 10);
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.flushTimeoutMs = options.flushTimeoutMs ?? 10_000;
     this.lockKey = options.lockKey ?? outboxLockKey(options.service);
@@ -82,6 +80,8 @@ export class OutboxRelay {
     if (this.stopping) return Promise.resolve();
     if (this.started) return this.started;
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
+    // Writers in this process wake the relay as they commit, without NOTIFY's round trip.
+    this.stopListening = onOutboxCommitted(`${this.options.service}-service`, () => this.wake.notify());
     this.loop = this.run()
       .catch((error: unknown) => {
         this.logger.error(`${this.name}: stopped unexpectedly: ${messageOf(error)}`);
@@ -147,12 +147,9 @@ export class OutboxRelay {
         await this.deletePublished(connection);
         return true;
       }
+      // No linger: what committed while the last send was in flight is the next batch, read at once.
       const reportDue = this.publisher.reportDueIn();
-      const idleFrom = performance.now();
-      const notified = await this.wake.wait(Math.min(this.pollIntervalMs, reportDue ?? Infinity));
-      // A quiet relay publishes a row at once; a busy one waits for company (AdaptiveLinger).
-      const lingerMs = notified ? this.linger.next(performance.now() - idleFrom) : 0;
-      if (lingerMs > 0 && !this.stopRequested) await sleep(lingerMs);
+      await this.wake.wait(Math.min(this.pollIntervalMs, reportDue ?? Infinity));
     }
   }
 
@@ -218,6 +215,7 @@ export class OutboxRelay {
   }
 
   private async shutdown(): Promise<void> {
+    this.stopListening?.();
     this.stopRequested = true;
     this.flushDeadline = Date.now() + this.flushTimeoutMs;
     this.stopSignal.notify();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { writeToOutbox } from '@pipeline/messaging';
+import { outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import { sqlOverPrisma } from '@pipeline/database';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -15,8 +15,8 @@ export class DeleteStockService {
    * Removes a SKU and publishes its tombstone in the same transaction; false when it was unknown.
    * Units still reserved go with it: the orders that hold them are already confirmed.
    */
-  delete(sku: string): Promise<boolean> {
-    return this.db.$transaction(async (tx) => {
+  async delete(sku: string): Promise<boolean> {
+    const deleted = await this.db.$transaction(async (tx) => {
       const { count } = await tx.stock.deleteMany({ where: { sku } });
       if (count === 0) return false;
       await writeToOutbox(sqlOverPrisma(tx), [{ ...stockTombstone(sku), correlationId: randomUUID() }], {
@@ -24,5 +24,7 @@ export class DeleteStockService {
       });
       return true;
     });
+    if (deleted) outboxCommitted(INVENTORY_SOURCE);
+    return deleted;
   }
 }

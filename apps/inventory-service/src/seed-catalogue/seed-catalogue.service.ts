@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { DEMO_CATALOGUE } from '@pipeline/contracts';
-import { writeToOutbox } from '@pipeline/messaging';
+import { outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import { sqlOverPrisma } from '@pipeline/database';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -39,6 +39,8 @@ export class SeedDemoCatalogue implements OnApplicationBootstrap {
       );
       return rows.length;
     });
-    if (inserted > 0) this.logger.log(`seeded ${inserted} SKU(s) of the demo catalogue`);
+    if (inserted === 0) return;
+    outboxCommitted(INVENTORY_SOURCE);
+    this.logger.log(`seeded ${inserted} SKU(s) of the demo catalogue`);
   }
 }

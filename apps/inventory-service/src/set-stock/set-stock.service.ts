@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { writeToOutbox } from '@pipeline/messaging';
+import { outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import { sqlOverPrisma } from '@pipeline/database';
 import { DATABASE } from '@pipeline/service-kit';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -27,8 +27,8 @@ export class SetStockService {
    * Sets a SKU's available units (creating the SKU if needed); reserved units are untouched. The
    * row and its `stock.changed` record commit together, so the changelog never misses a change.
    */
-  set(sku: string, available: number): Promise<SetStockResult> {
-    return this.db.$transaction(async (tx) => {
+  async set(sku: string, available: number): Promise<SetStockResult> {
+    const result = await this.db.$transaction(async (tx) => {
       // xmax = 0 only on a freshly inserted row: tells a create from an update in one statement.
       const [row] = await tx.$queryRawUnsafe<(StockRow & { created: boolean })[]>(
         `INSERT INTO stock (sku, available, reserved, updated_at) VALUES ($1, $2, 0, now())
@@ -44,5 +44,7 @@ export class SetStockService {
       });
       return { level, created: row.created };
     });
+    outboxCommitted(INVENTORY_SOURCE);
+    return result;
   }
 }

@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { OrderPlacedEvent, Topics } from '@pipeline/contracts';
-import { asDatabaseError, draftOutboxRows, insertOutboxRows } from '@pipeline/messaging';
+import { asDatabaseError, draftOutboxRows, insertOutboxRows, outboxCommitted } from '@pipeline/messaging';
 import { messageOf } from '@pipeline/observability';
 import { inTransaction, type Sql } from '@pipeline/database';
 import type pg from 'pg';
@@ -10,6 +10,9 @@ import type { EarlierRequest, PendingOrder, PlaceOrderResult } from './pending-o
 
 /** As Prisma's `maxWait` was: an exhausted pool answers 503 after this long, not never. */
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** CloudEvents `source` of order.placed, and the relay this process wakes after a group's COMMIT. */
+const ORDER_SOURCE = 'order-service';
 
 // One statement text per table whatever the group size (arrays in, unnest out). Keys are claimed
 // in key order, so two groups in flight together lock the same keys in the same order.
@@ -53,9 +56,12 @@ export function writeOrderGroup(pool: pg.Pool, orders: readonly PendingOrder[]):
     { kind: SpanKind.INTERNAL, root: true, links, attributes: { 'order.group.size': orders.length } },
     async (span) => {
       try {
-        return await inTransaction(pool, (sql) => writeOrders(sql, orders), {
+        const results = await inTransaction(pool, (sql) => writeOrders(sql, orders), {
           connectTimeoutMs: CONNECT_TIMEOUT_MS,
         });
+        // Committed: the relay publishes order.placed now, not on a NOTIFY's round trip.
+        if (results.some((result) => result.kind === 'placed')) outboxCommitted(ORDER_SOURCE);
+        return results;
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
         // A cut connection is a 503 with Retry-After, and the group is not written again order
@@ -89,7 +95,7 @@ async function writeOrders(sql: Sql, orders: readonly PendingOrder[]): Promise<P
             },
           ],
           // Each record continues its own request's trace.
-          { source: 'order-service', trace: order.trace },
+          { source: ORDER_SOURCE, trace: order.trace },
         ),
       ),
     );

@@ -70,7 +70,6 @@ export class ServiceCoreModule implements OnApplicationShutdown {
       databaseUrl: config.DATABASE_URL,
       batchSize: config.OUTBOX_BATCH_SIZE,
       maxBatchBytes: config.OUTBOX_MAX_BATCH_BYTES,
-      lingerMs: config.OUTBOX_LINGER_MS,
       pollIntervalMs: config.OUTBOX_POLL_INTERVAL_MS,
       acks: config.OUTBOX_ACKS,
       compression: config.KAFKA_COMPRESSION,

@@ -120,8 +120,6 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      * goes to the service's dead-letter topic.
      */
     OUTBOX_MAX_BATCH_BYTES: positiveInt(512 * 1024),
-    /** The relay's longest wait for more rows after a wake-up (none after a quiet spell). */
-    OUTBOX_LINGER_MS: z.coerce.number().int().min(0).default(10),
     OUTBOX_POLL_INTERVAL_MS: positiveInt(1000),
     /**
      * Acknowledgement the relay waits for before deleting rows: `all` (the in-sync replicas; with
