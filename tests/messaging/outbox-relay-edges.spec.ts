@@ -181,38 +181,60 @@ describe('OutboxRelay at its edges', () => {
   it('never publishes a deposed leader’s batch after its successor’s', async () => {
     const b = await bed('relay-fenced');
     await b.write([{ key: 'sku-1', seq: 1 }]);
-    let releaseA!: () => void;
-    const gate = new Promise<void>((resolve) => (releaseA = resolve));
+    const gate = () => {
+      let open!: () => void;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { opened, open };
+    };
+    const [resumeA, releaseSend] = [gate(), gate()];
+    let lockDropped = false;
     let heldSends = 0;
-    // A reads its batch and stops right before sending it.
+    // A publishes sku-1:1, then its session loses the lock and lives on (a pooler that swapped its
+    // backend, a hook that ran pg_advisory_unlock_all): A still believes it leads. A waits here,
+    // in its report between batches, before the read that would prove the lock for its next send.
     const relayA = b.relay({
+      onPublishedIntervalMs: 0,
+      onPublished: async (_batch, sql) => {
+        if (lockDropped) return;
+        await sql.query('SELECT pg_advisory_unlock_all()');
+        lockDropped = true;
+        await resumeA.opened;
+      },
+      // Without the proof in the read, A would read sku-1:2 and send it after B's sku-1:3: held here.
       beforeSend: async () => {
+        if (!lockDropped) return;
         heldSends += 1;
-        await gate;
+        await releaseSend.opened;
       },
     });
+    // Opened before the relays stop (cleanups run last first), whatever the test got to.
+    cleanups.push(() => {
+      resumeA.open();
+      releaseSend.open();
+      return Promise.resolve();
+    });
     await relayA.start();
-    await until(() => heldSends === 1, 'A holds its first send');
+    await until(() => lockDropped, 'A lost its lock');
+    expect(relayA.isLeader()).toBe(true);
 
-    // A's session dies while its send hangs: the lock is free and B takes it.
-    await b.db.withClient((client) =>
-      client.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-         WHERE datname = current_database() AND application_name = 'outbox-relay:order'`,
-      ),
-    );
-    await until(() => !relayA.isLeader(), 'A noticed');
-    const relayB = b.relay();
-    await relayB.start();
-    await until(() => relayB.isLeader(), 'B leads');
+    // B takes the free lock and publishes what A left (A's DELETE rides with its next read).
     await b.write([{ key: 'sku-1', seq: 2 }]);
-    await until(async () => relayB.stats.published === 2 && (await b.outboxRows()) === 0, 'B published');
+    const relayB = b.relay({ pollIntervalMs: 60_000 });
+    await relayB.start();
+    await until(() => relayB.isLeader() && relayB.stats.published === 2, 'B published sku-1:1 and 2');
 
-    releaseA();
-    await until(() => relayA.stats.failures >= 1, 'A failed its fence');
-    expect(relayA.stats.published).toBe(0);
-    expect(relayA.isLeader()).toBe(false);
+    // A reads again while sku-1:2 is still in the outbox (B deletes it with its next read).
+    resumeA.open();
+    await until(() => relayA.stats.failures >= 1 || heldSends === 1, 'A tried its next read');
+    await b.write([{ key: 'sku-1', seq: 3 }]);
+    await until(() => relayB.stats.published === 3, 'B published sku-1:3');
+
+    releaseSend.open();
+    await until(() => relayA.stats.failures >= 1 || relayA.stats.published > 1, 'A failed its fence');
     // On a compacted topic the last record of a key wins: it is B's newest value.
-    expect(await keyedSequences(b.topic)).toEqual(['sku-1:1', 'sku-1:2']);
+    expect(await keyedSequences(b.topic)).toEqual(['sku-1:1', 'sku-1:1', 'sku-1:2', 'sku-1:3']);
+    expect(heldSends).toBe(0);
+    expect(relayA.stats.published).toBe(1);
+    expect(relayA.isLeader()).toBe(false);
   });
 });

@@ -65,7 +65,8 @@ export interface OutboxRelayOptions {
   readonly onPublishedIntervalMs?: number;
   /**
    * A test seam: awaited with the records of each send (before their send spans), just before
-   * the relay checks its lock and sends them. A test holds a send here, or weighs it.
+   * the relay sends them: after the read that proved the lock for a batch's first send, before
+   * the check of its own for a later one. A test holds a send here, or weighs it.
    */
   readonly beforeSend?: (topicMessages: readonly TopicMessages[]) => void | Promise<void>;
 }

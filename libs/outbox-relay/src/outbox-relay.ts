@@ -4,7 +4,7 @@ import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
 import { RelayFailure, attempt } from './relay-failure';
-import { RelayPublisher } from './relay-publisher';
+import { RelayPublisher, type Fence } from './relay-publisher';
 import { WakeSignal } from './wake-signal';
 import {
   consoleLogger,
@@ -19,9 +19,10 @@ import {
  * - writers of one aggregate are serialised by its row lock, so for one key id order is commit
  *   order (a row committing late behind a higher id always belongs to another key);
  * - the relay reads in id order and publishes each topic's rows in that order, one send after
- *   the other, one relay at a time: it holds an advisory lock and asks its session whether it
- *   still does right before every send (its producer never retries on its own, so nothing goes
- *   out after a check that failed). It deletes rows only after the broker acknowledged them.
+ *   the other, one relay at a time: it holds an advisory lock, and the statement that reads a
+ *   batch also proves that its session still does; a batch's later sends ask again (its producer
+ *   never retries on its own, so nothing goes out after a proof that failed). It deletes rows
+ *   only after the broker acknowledged them.
  *   Rows are deleted, not tracked by a high-water mark, so a row committing after a higher id
  *   was published is simply read on the next pass: nothing is skipped;
  * - a crash between the acknowledgement and the DELETE publishes those rows again: delivery is
@@ -160,16 +161,36 @@ export class OutboxRelay {
     this.published = [];
   }
 
-  /** Reads up to `batchSize` rows and publishes them in byte-bounded sends, in id order. */
+  /**
+   * Reads up to `batchSize` rows and publishes them in byte-bounded sends, in id order: one
+   * statement and one send per wake-up for a batch that fits in one send.
+   */
   private async publishBatch(connection: RelayConnection): Promise<number> {
     const deleting = this.published;
-    const rows = await attempt('database', () => connection.readBatch(this.batchSize, deleting));
+    const rows = await attempt('database', () =>
+      connection.readBatch(this.lockKey, this.batchSize, deleting),
+    );
     this.published = [];
-    // Right before every send: a relay deposed while it read or sent cannot publish after its successor.
-    const fence = () => attempt('database', () => connection.assertHoldsLock(this.lockKey));
-    await this.publisher.publish(rows, fence, this.published);
+    await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
     this.failures = 0;
     return rows.length;
+  }
+
+  /**
+   * A relay deposed while it read or sent must not publish after its successor. The read proved
+   * the lock, and a ready producer sends right behind it, so the first send asks nothing more;
+   * every later send of the batch asks its session again, as does a first send that had to wait
+   * for the producer to connect.
+   */
+  private fenceAfterRead(connection: RelayConnection): Fence {
+    let proven = this.publisher.producer.ready;
+    return async () => {
+      if (proven) {
+        proven = false;
+        return;
+      }
+      await attempt('database', () => connection.assertHoldsLock(this.lockKey));
+    };
   }
 
   private async connect(): Promise<RelayConnection> {

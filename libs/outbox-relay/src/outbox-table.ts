@@ -16,20 +16,29 @@ export interface OutboxRow {
   readonly headers: Record<string, unknown> | null;
 }
 
-// `payload::text`: the row already holds JSON, so it goes to Kafka as the database prints it,
-// without a parse and a re-stringify per row.
-export const SELECT_OUTBOX_BATCH =
-  'SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox ORDER BY id LIMIT $1';
+// A bigint advisory lock shows in pg_locks as classid (high 32 bits), objid (low 32), objsubid 1.
+const HELD = (key: string) => `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+  AND pid = pg_backend_pid() AND classid = (${key}::bigint >> 32)::oid
+  AND objid = (${key}::bigint & 4294967295)::oid AND objsubid = 1)`;
 
-export const DELETE_OUTBOX_ROWS = 'DELETE FROM outbox WHERE id = ANY($1::bigint[])';
+/** Whether this session holds the advisory lock $1 now. */
+export const HOLDS_LOCK = `SELECT ${HELD('$1')} AS held`;
 
 /**
- * The previous batch's DELETE and the next batch's SELECT in one statement (one round trip, one
- * commit). Both run on the same snapshot, so the SELECT must leave out the rows being deleted.
+ * The relay's one statement per wake-up: whether this session still holds the advisory lock $1,
+ * the DELETE of the rows published last time ($3), and the next $2 rows in id order, read only if
+ * the lock is held. Always at least one row, so a lock lost is told from an empty outbox: `held`,
+ * then the batch's columns (null when there is no batch). The DELETE and the SELECT run on the
+ * same snapshot, so the SELECT leaves out the rows being deleted. `payload::text`: the row holds
+ * JSON already, so it goes to Kafka as the database prints it, without a parse and a re-stringify.
  */
-export const DELETE_PUBLISHED_AND_SELECT_NEXT = `WITH published AS (DELETE FROM outbox WHERE id = ANY($2::bigint[]))
-  SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox
-  WHERE NOT (id = ANY($2::bigint[])) ORDER BY id LIMIT $1`;
+export const READ_BATCH_HOLDING_LOCK = `WITH lock AS (SELECT ${HELD('$1')} AS held),
+  published AS (DELETE FROM outbox WHERE id = ANY($3::bigint[])),
+  batch AS (SELECT id, event_id, topic, key, type, payload::text AS payload, headers FROM outbox
+    WHERE (SELECT held FROM lock) AND NOT (id = ANY($3::bigint[])) ORDER BY id LIMIT $2)
+  SELECT lock.held, batch.* FROM lock LEFT JOIN batch ON true ORDER BY batch.id`;
+
+export const DELETE_OUTBOX_ROWS = 'DELETE FROM outbox WHERE id = ANY($1::bigint[])';
 
 // $1: the ids of rows already published whose DELETE the relay has not sent yet (comma-separated).
 const OUTBOX_BACKLOG = `SELECT count(*)::int AS rows,

@@ -1,11 +1,6 @@
 import pg from 'pg';
 import { countStatements, sqlOver, type Sql } from '@pipeline/database';
-import {
-  DELETE_OUTBOX_ROWS,
-  DELETE_PUBLISHED_AND_SELECT_NEXT,
-  SELECT_OUTBOX_BATCH,
-  type OutboxRow,
-} from './outbox-table';
+import { DELETE_OUTBOX_ROWS, HOLDS_LOCK, READ_BATCH_HOLDING_LOCK, type OutboxRow } from './outbox-table';
 
 export interface RelayConnectionOptions {
   readonly databaseUrl: string;
@@ -69,11 +64,14 @@ export class RelayConnection {
     return result.rows;
   }
 
-  /** The next `limit` rows in id order, in one statement with the DELETE of `published`. */
-  readBatch(limit: number, published: readonly string[]): Promise<OutboxRow[]> {
-    return published.length === 0
-      ? this.query<OutboxRow>(SELECT_OUTBOX_BATCH, [limit])
-      : this.query<OutboxRow>(DELETE_PUBLISHED_AND_SELECT_NEXT, [limit, published]);
+  /**
+   * The next `limit` rows in id order, in one statement with the DELETE of `published` and the
+   * proof that this session still holds the advisory lock `key`: throws when it does not.
+   */
+  async readBatch(key: number, limit: number, published: readonly string[]): Promise<OutboxRow[]> {
+    const rows = await this.query<LockedRow>(READ_BATCH_HOLDING_LOCK, [key, limit, published]);
+    if (rows[0]?.held !== true) throw lockLost();
+    return rows.filter((row): row is LockedRow & OutboxRow => row.id !== null);
   }
 
   async deleteRows(ids: readonly string[]): Promise<void> {
@@ -98,7 +96,7 @@ export class RelayConnection {
 
   /** Throws unless the session is alive and holds the lock `key`. */
   async assertHoldsLock(key: number): Promise<void> {
-    if (!this.alive || !(await this.holdsLock(key))) throw new Error('the advisory lock is no longer held');
+    if (!this.alive || !(await this.holdsLock(key))) throw lockLost();
   }
 
   async listen(): Promise<void> {
@@ -122,7 +120,7 @@ export class RelayConnection {
   }
 }
 
-// A bigint advisory lock shows in pg_locks as classid (high 32 bits), objid (low 32), objsubid 1.
-const HOLDS_LOCK = `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-  AND pid = pg_backend_pid() AND classid = ($1::bigint >> 32)::oid
-  AND objid = ($1::bigint & 4294967295)::oid AND objsubid = 1) AS held`;
+/** A row of `READ_BATCH_HOLDING_LOCK`: the lock's answer, then a row of the batch or nulls. */
+type LockedRow = { held: boolean } & { [K in keyof OutboxRow]: OutboxRow[K] | null };
+
+const lockLost = () => new Error('the advisory lock is no longer held');

@@ -10,9 +10,9 @@ import {
 
 /**
  * No retries inside kafkajs: a failed send is the relay's to repeat, after it has read the rows
- * again and checked again that it still holds the lock. A retry of kafkajs's own would go out
- * after that check, possibly once the lock has passed to a successor, and land behind the
- * successor's newer records (on a compacted topic, win over them).
+ * again, a read that proves it still holds the lock. A retry of kafkajs's own would go out after
+ * that proof, possibly once the lock has passed to a successor, and land behind the successor's
+ * newer records (on a compacted topic, win over them).
  */
 const PRODUCER_RETRY: RetryOptions = { retries: 0 };
 
@@ -46,6 +46,11 @@ export class RelayProducer {
   private unconnected: Producer | undefined;
 
   constructor(private readonly create: () => Producer) {}
+
+  /** Connected: `connected()` answers without a round trip. */
+  get ready(): boolean {
+    return this.producer !== undefined;
+  }
 
   async connected(): Promise<Producer> {
     if (this.producer) return this.producer;

@@ -12,7 +12,10 @@ import { countRelayDeadLetter, relayDeadLetter } from './relay-dead-letter';
 import { PendingPublished, publishedRecords } from './published-records';
 import type { OutboxRelayLogger, OutboxRelayOptions, OutboxRelayStats } from './outbox-relay.options';
 
-/** Throws unless the relay still holds its lock: awaited right before every send. */
+/**
+ * Throws unless the relay still holds its lock: awaited right before every send. The read of the
+ * batch proved it already, so the relay's fence may let the first send go without a statement.
+ */
 export type Fence = () => Promise<void>;
 
 type Counters = { -readonly [K in keyof OutboxRelayStats]: OutboxRelayStats[K] };
