@@ -40,7 +40,7 @@ export class OrderServiceUnderTest {
     private readonly cleanUp: () => Promise<void>,
   ) {}
 
-  /** `env` adds to or overrides the service's environment, e.g. `{ ORDER_GROUP_COMMIT_WINDOW_MS: '50' }`. */
+  /** `env` adds to or overrides the service's environment, e.g. `{ ORDER_GROUP_COMMIT_MAX_ORDERS: '10' }`. */
   static async start(label: string, env: Record<string, string> = {}): Promise<OrderServiceUnderTest> {
     const prefix = `${uniqueName(label)}.`;
     const kafka = testKafka();

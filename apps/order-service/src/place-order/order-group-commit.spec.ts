@@ -40,68 +40,114 @@ function fakeDatabase(fails: (orders: readonly PendingOrder[]) => Error | undefi
   return { write, groups };
 }
 
+interface HeldWrite {
+  readonly ids: string[];
+  /** Commits the write: every order of it placed. */
+  finish(): void;
+}
+
+/** A database whose writes stay in flight until the test finishes them, one entry per write. */
+function heldDatabase() {
+  const writes: HeldWrite[] = [];
+  const waiters: (() => void)[] = [];
+  const write: WriteOrderGroup = (orders) =>
+    new Promise((resolve) => {
+      const placed = orders.map((o): PlaceOrderResult => ({ kind: 'placed', orderId: o.orderId }));
+      writes.push({ ids: orders.map((o) => o.orderId), finish: () => resolve(placed) });
+      for (const wake of waiters.splice(0)) wake();
+    });
+  /** The `n`-th write (from 1), once it has started. */
+  const started = async (n: number): Promise<HeldWrite> => {
+    while (writes.length < n) await new Promise<void>((resolve) => waiters.push(resolve));
+    return writes[n - 1]!;
+  };
+  return { write, writes, started };
+}
+
+/** Resolves after everything this event-loop turn scheduled with setImmediate has run. */
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+const ids = (orders: readonly PendingOrder[]) => orders.map((o) => o.orderId);
+const placedAll = (orders: readonly PendingOrder[]) =>
+  orders.map((o) => ({ kind: 'placed', orderId: o.orderId }));
+
 describe('OrderGroupCommit', () => {
   it('writes concurrent orders in one group and answers each with its own result', async () => {
     const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 5, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const orders = [order(), order(), order()];
     const results = await Promise.all(orders.map((o) => commit.place(o)));
     expect(db.groups).toEqual([orders.map((o) => o.orderId)]);
     expect(results).toEqual(orders.map((o) => ({ kind: 'placed', orderId: o.orderId })));
   });
 
-  it('writes an order after a quiet spell at once, and lets the window open while orders keep coming', async () => {
-    const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 1_000, maxOrders: 100 });
+  it('writes an order that finds nothing in flight at once, with what arrives in the same turn', async () => {
+    const db = heldDatabase();
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
+    const [a, b, c] = [order(), order(), order()];
+    const answers = [commit.place(a), commit.place(b)];
+    // No timer: the group is written at the end of this turn; c, a turn later, is not in it.
+    await nextTurn();
+    answers.push(commit.place(c));
+    expect(db.writes.map((w) => w.ids)).toEqual([ids([a, b])]);
+    db.writes[0]!.finish();
+    (await db.started(2)).finish();
+    expect(await Promise.all(answers)).toEqual(placedAll([a, b, c]));
+    expect(db.writes.map((w) => w.ids)).toEqual([ids([a, b]), ids([c])]);
+  });
+
+  it('keeps one group in flight: what arrives meanwhile is the next group, written as it settles', async () => {
+    const db = heldDatabase();
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const [a, b, c, d] = [order(), order(), order(), order()];
-    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
-
-    // Quiet before it: the group closes in this event-loop turn, b (next turn) is not in it.
-    const first = commit.place(a);
+    const answers = [commit.place(a)];
+    const first = await db.started(1);
+    answers.push(commit.place(b), commit.place(c));
     await nextTurn();
-    const second = commit.place(b);
-    await Promise.all([first, second]);
-    expect(db.groups[0]).toEqual([a.orderId]);
-
-    // Orders keep coming: c's group waits (5 ms, doubling up to the window) and d, a turn later, joins it.
-    const third = commit.place(c);
+    answers.push(commit.place(d));
     await nextTurn();
-    const fourth = commit.place(d);
-    await Promise.all([third, fourth]);
-    expect(db.groups.at(-1)).toEqual([c.orderId, d.orderId]);
+    expect(db.writes).toHaveLength(1);
+
+    // b, c and d, over two turns, form one group, started by the first one's settling, not by a timer.
+    first.finish();
+    await nextTurn();
+    expect(db.writes.map((w) => w.ids)).toEqual([ids([a]), ids([b, c, d])]);
+    db.writes[1]!.finish();
+    expect(await Promise.all(answers)).toEqual(placedAll([a, b, c, d]));
+    expect(db.writes).toHaveLength(2);
   });
 
-  it('closes a group at maxOrders without waiting for the window', async () => {
-    const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 60_000, maxOrders: 2 });
-    const orders = [order(), order(), order(), order()];
-    await Promise.all(orders.map((o) => commit.place(o)));
-    expect(db.groups.map((group) => group.length)).toEqual([2, 2]);
-  });
-
-  it('with a window of 0, groups what arrives in the same event-loop turn', async () => {
-    const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 0, maxOrders: 100 });
-    await Promise.all([commit.place(order()), commit.place(order())]);
-    await commit.place(order());
-    expect(db.groups.map((group) => group.length)).toEqual([2, 1]);
+  it('bounds a group by maxOrders: a full group waits its turn, and what comes after forms the next', async () => {
+    const db = heldDatabase();
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 2 });
+    const orders = Array.from({ length: 5 }, () => order());
+    const answers = orders.map((o) => commit.place(o));
+    // Full: written without waiting for the turn's end. The next full one waits: one in flight.
+    expect(db.writes.map((w) => w.ids)).toEqual([ids(orders.slice(0, 2))]);
+    await nextTurn();
+    expect(db.writes).toHaveLength(1);
+    db.writes[0]!.finish();
+    const second = await db.started(2);
+    await nextTurn();
+    expect(db.writes).toHaveLength(2);
+    second.finish();
+    (await db.started(3)).finish();
+    expect(await Promise.all(answers)).toEqual(placedAll(orders));
+    expect(db.writes.map((w) => w.ids)).toEqual([
+      ids(orders.slice(0, 2)),
+      ids(orders.slice(2, 4)),
+      ids(orders.slice(4)),
+    ]);
   });
 
   it('answers an order only after its group was written', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const commit = new OrderGroupCommit(
-      async (orders) => {
-        await gate;
-        return orders.map((o) => ({ kind: 'placed' as const, orderId: o.orderId }));
-      },
-      { windowMs: 0, maxOrders: 100 },
-    );
+    const db = heldDatabase();
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     let answered = false;
     const placed = commit.place(order()).then(() => (answered = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    const write = await db.started(1);
+    await nextTurn();
     expect(answered).toBe(false);
-    release();
+    write.finish();
     await placed;
     expect(answered).toBe(true);
   });
@@ -111,7 +157,7 @@ describe('OrderGroupCommit', () => {
     const db = fakeDatabase((orders) =>
       orders.includes(bad) ? new Error('value too long for type character varying(64)') : undefined,
     );
-    const commit = new OrderGroupCommit(db.write, { windowMs: 5, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const [good1, good2] = [order(), order()];
     const answers = await Promise.allSettled([commit.place(good1), commit.place(bad), commit.place(good2)]);
     expect(answers.map((answer) => answer.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
@@ -126,7 +172,7 @@ describe('OrderGroupCommit', () => {
   it('does not write the orders one by one when the database is unavailable: all get its error', async () => {
     const unavailable = new RetriableError('no database connection free within 10000 ms', { code: '08001' });
     const db = fakeDatabase(() => unavailable);
-    const commit = new OrderGroupCommit(db.write, { windowMs: 5, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const answers = await Promise.allSettled([commit.place(order()), commit.place(order())]);
     expect(answers).toEqual([
       { status: 'rejected', reason: unavailable },
@@ -137,7 +183,7 @@ describe('OrderGroupCommit', () => {
 
   it('never puts two requests with the same Idempotency-Key in one group: the second replays the first', async () => {
     const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 5, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const first = order('k-1');
     const same = order('k-1');
     const other = order('k-2');
@@ -152,7 +198,7 @@ describe('OrderGroupCommit', () => {
 
   it('serialises ten requests with one key: one order, nine answers from it, a different body a conflict', async () => {
     const db = fakeDatabase();
-    const commit = new OrderGroupCommit(db.write, { windowMs: 1, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const orders = Array.from({ length: 10 }, () => order('k-race'));
     const differentBody = order('k-race', 'h2');
     const results = await Promise.all([...orders, differentBody].map((o) => commit.place(o)));
@@ -167,7 +213,7 @@ describe('OrderGroupCommit', () => {
   it('lets the next request with a key in when the first one failed: it is placed', async () => {
     const first = order('k-retry');
     const db = fakeDatabase((orders) => (orders.includes(first) ? new Error('boom') : undefined));
-    const commit = new OrderGroupCommit(db.write, { windowMs: 5, maxOrders: 100 });
+    const commit = new OrderGroupCommit(db.write, { maxOrders: 100 });
     const second = order('k-retry');
     const [a, b] = await Promise.allSettled([commit.place(first), commit.place(second)]);
     expect(a.status).toBe('rejected');

@@ -1,14 +1,8 @@
-import { AdaptiveLinger, isUnavailable } from '@pipeline/messaging';
+import { isUnavailable } from '@pipeline/messaging';
 import type { PendingOrder, PlaceOrderResult } from './pending-order';
 
 export interface OrderGroupCommitOptions {
-  /**
-   * The longest a group collects orders, from its first one. The first order after a quiet spell
-   * is written at once (with what arrives in the same event-loop turn); while orders keep coming
-   * the window doubles up to this (AdaptiveLinger). 0: never wait.
-   */
-  readonly windowMs: number;
-  /** A group is written at once when it has this many orders. */
+  /** The most orders one group holds; what comes after a full group forms the next one. */
   readonly maxOrders: number;
 }
 
@@ -24,7 +18,6 @@ interface Waiting {
 class Group {
   readonly waiting: Waiting[] = [];
   readonly keys = new Set<string>();
-  cancelTimer: (() => void) | undefined;
   /** Settles (never rejects) when every order of the group has its answer. */
   readonly settled: Promise<void>;
   markSettled!: () => void;
@@ -39,25 +32,29 @@ class Group {
  * does one set of statements and one COMMIT per group instead of per order. Each request is
  * answered only after its group committed.
  *
+ * No timer decides when a group closes: one group is in flight at a time, and the orders that
+ * arrive meanwhile form the next one, written the moment the one in flight settles. An order that
+ * finds nothing in flight is written at once, with what arrives in the same event-loop turn. So a
+ * quiet service writes each order alone, and a busy one writes bigger groups, as big as its
+ * database is slow (up to `maxOrders`: a full group waits its turn, and the next one forms).
+ *
  * - A group that fails is written again one order at a time, so one bad order never fails the
  *   others. Not when the database is unavailable: each alone would fail the same way, later.
  * - Two requests with the same Idempotency-Key never share a group: the second joins a group
  *   formed after the first one's committed, where it sees the first one's key and result, as
- *   if it had come later. Across groups in flight together the database serialises them (the
- *   second waits on the first's key row).
+ *   if it had come later.
  */
 export class OrderGroupCommit {
   private forming = new Group();
-  private readonly window: AdaptiveLinger;
-  private closedAt = Number.NEGATIVE_INFINITY;
+  /** Full groups waiting for the one in flight, oldest first. */
+  private readonly full: Group[] = [];
+  private inFlight = false;
+  private turnEnd: NodeJS.Immediate | undefined;
 
   constructor(
     private readonly write: WriteOrderGroup,
     private readonly options: OrderGroupCommitOptions,
-  ) {
-    // An order that comes a whole window after the last group closed finds a quiet service.
-    this.window = new AdaptiveLinger(options.windowMs);
-  }
+  ) {}
 
   place(order: PendingOrder): Promise<PlaceOrderResult> {
     const key = order.idempotency?.key;
@@ -68,27 +65,36 @@ export class OrderGroupCommit {
       const group = this.forming;
       group.waiting.push({ order, resolve, reject });
       if (key !== undefined) group.keys.add(key);
-      if (group.waiting.length >= this.options.maxOrders) this.close(group);
-      else if (group.cancelTimer === undefined) group.cancelTimer = this.startWindow(group);
+      if (group.waiting.length >= this.options.maxOrders) {
+        this.full.push(group);
+        this.forming = new Group();
+        this.next();
+      } else if (!this.inFlight) {
+        // Idle: written at the end of this event-loop turn, with what else it brings.
+        this.turnEnd ??= setImmediate(() => {
+          this.turnEnd = undefined;
+          this.next();
+        });
+      }
     });
   }
 
-  private startWindow(group: Group): () => void {
-    const windowMs = this.window.next(performance.now() - this.closedAt);
-    if (windowMs === 0) {
-      const immediate = setImmediate(() => this.close(group));
-      return () => clearImmediate(immediate);
+  /** Starts the next group unless one is in flight: a full one first, else the one forming. */
+  private next(): void {
+    if (this.inFlight) return;
+    let group = this.full.shift();
+    if (group === undefined && this.forming.waiting.length > 0) {
+      group = this.forming;
+      this.forming = new Group();
     }
-    const timer = setTimeout(() => this.close(group), windowMs);
-    return () => clearTimeout(timer);
-  }
-
-  private close(group: Group): void {
-    if (group !== this.forming) return;
-    group.cancelTimer?.();
-    this.closedAt = performance.now();
-    this.forming = new Group();
-    void this.commit(group.waiting).finally(group.markSettled);
+    if (group === undefined) return;
+    this.inFlight = true;
+    const settled = group.markSettled;
+    void this.commit(group.waiting).finally(() => {
+      this.inFlight = false;
+      settled();
+      this.next();
+    });
   }
 
   private async commit(waiting: readonly Waiting[]): Promise<void> {

@@ -17,7 +17,6 @@ import { ORDER_GROUP_COMMIT, PlaceOrderService } from './place-order.service';
       inject: [DATABASE_POOL, SERVICE_CONFIG],
       useFactory: (pool: pg.Pool, config: OrderConfig) =>
         new OrderGroupCommit((orders) => writeOrderGroup(pool, orders), {
-          windowMs: config.ORDER_GROUP_COMMIT_WINDOW_MS,
           maxOrders: config.ORDER_GROUP_COMMIT_MAX_ORDERS,
         }),
     },
