@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PercentileSummary } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
-import { hopsByRateSeries, latencyByRateSeries, nines, plots } from './benchmarks-plots';
+import { hopsByRateBars, latencyByRateSeries, nines, plots } from './benchmarks-plots';
 import type { PathSpread } from './hop-breakdown';
 
 const e2e = (p50: number, p99: number): PercentileSummary => ({
@@ -66,25 +66,12 @@ describe('the latency-by-rate plot', () => {
 });
 
 describe('the hops-by-rate plot', () => {
-  it('stacks the path’s medians per ramp step, with e2e p50 above', () => {
-    const series = hopsByRateSeries(steps);
-    expect(series.map((s) => s.name)).toEqual([
-      'request',
-      '+ relay wait',
-      '+ produce',
-      '+ fetch',
-      '+ transaction',
-      'e2e p50',
+  it('stacks the path’s medians in a bar per step with traces, by rate, e2e p50 across it', () => {
+    const bars = hopsByRateBars(steps);
+    expect(bars).toEqual([
+      { label: '25/s', values: [8, 10, 12, 30, 40], mark: 60 },
+      { label: '100/s', values: [8, 10, 12, 50, 40], mark: 80 },
     ]);
-    expect(series.map((s) => s.points[0])).toEqual([
-      [25, 8],
-      [25, 18],
-      [25, 30],
-      [25, 60],
-      [25, 100],
-      [25, 60],
-    ]);
-    expect(series[3]!.points[1]).toEqual([100, 80]);
   });
 
   it('is written with the other plots', () => {
@@ -94,5 +81,6 @@ describe('the hops-by-rate plot', () => {
       expect.arrayContaining(['latency.svg', 'latency-by-rate.svg', 'hops-by-rate.svg']),
     );
     expect(charts['latency-by-rate.svg']).toContain('data-series="50/s (half rate)"');
+    expect(charts['hops-by-rate.svg']!.match(/data-part="fetch"/g)).toHaveLength(2);
   });
 });

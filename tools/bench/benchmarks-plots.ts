@@ -1,5 +1,6 @@
 import { lineChart } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
+import { stackedBarChart, type StackedBarsOptions } from './stacked-bar-chart';
 import { SustainableLimits } from './step-verdict';
 
 const Palette = [
@@ -16,6 +17,8 @@ const Palette = [
 ];
 
 type Series = Parameters<typeof lineChart>[0]['series'][number];
+
+const rateLabel = (s: StepResult): string => `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''}`;
 
 /** Wide enough for every legend entry (lineChart sets them 150 px apart on one line). */
 const chartWidth = (series: number): number => Math.max(860, 100 + series * 150);
@@ -38,7 +41,7 @@ export function latencyByRateSeries(steps: readonly StepResult[], capMs: number)
   return steps
     .filter((s) => s.label !== 'warm-up' && s.e2e.count > 0)
     .map((s, i) => ({
-      name: `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''}`,
+      name: rateLabel(s),
       color: Palette[i % Palette.length]!,
       points: LatencyPercentiles.map(({ key, fraction }): [number, number] => [
         nines(fraction),
@@ -48,35 +51,28 @@ export function latencyByRateSeries(steps: readonly StepResult[], capMs: number)
 }
 
 /** The parts of the path from the request to the terminal event's send, stacked in this order. */
-const PathParts = [
-  { key: 'request', name: 'request' },
-  { key: 'relayWait', name: '+ relay wait' },
-  { key: 'produce', name: '+ produce' },
-  { key: 'fetch', name: '+ fetch' },
-  { key: 'transaction', name: '+ transaction' },
+export const PathParts = [
+  { key: 'request', name: 'request', color: Palette[0]! },
+  { key: 'relayWait', name: 'relay wait', color: Palette[1]! },
+  { key: 'produce', name: 'produce', color: Palette[2]! },
+  { key: 'fetch', name: 'fetch', color: Palette[3]! },
+  { key: 'transaction', name: 'transaction', color: Palette[4]! },
 ] as const;
 
 /**
- * Per ramp step with traces, the medians of the path's parts stacked (each line adds one part to
- * the one below it), and the loadgen's e2e p50 above them: what is left is its own send delay
- * and its fetch of the terminal event.
+ * A bar per step with traces (warm-up left out), by offered rate: the medians of the path's parts
+ * stacked, and the loadgen's e2e p50 across it (what is left above the bar is its own send delay
+ * and its fetch of the terminal event).
  */
-export function hopsByRateSeries(steps: readonly StepResult[]): Series[] {
-  const traced = steps
-    .filter((s) => s.label === 'step' && s.hops?.path !== undefined)
-    .sort((a, b) => a.offered - b.offered);
-  const stacked = PathParts.map(({ name }, i) => ({
-    name,
-    color: Palette[i]!,
-    points: traced.map((s): [number, number] => [
-      s.offered,
-      PathParts.slice(0, i + 1).reduce((sum, part) => sum + s.hops!.path![part.key].p50, 0),
-    ]),
-  }));
-  return [
-    ...stacked,
-    { name: 'e2e p50', color: '#000', points: traced.map((s): [number, number] => [s.offered, s.e2e.p50]) },
-  ];
+export function hopsByRateBars(steps: readonly StepResult[]): StackedBarsOptions['bars'] {
+  return steps
+    .filter((s) => s.label !== 'warm-up' && s.hops?.path !== undefined)
+    .sort((a, b) => a.offered - b.offered)
+    .map((s) => ({
+      label: rateLabel(s),
+      values: PathParts.map(({ key }) => s.hops!.path![key].p50),
+      mark: s.e2e.p50,
+    }));
 }
 
 /** The plots of the results section, by file name (written to docs/benchmarks/). */
@@ -125,13 +121,12 @@ export function plots(results: BenchResults): Record<string, string> {
     series: byRate,
     width: chartWidth(byRate.length),
   });
-  const path = hopsByRateSeries(results.steps);
-  const hops = lineChart({
-    title: "Where an order's milliseconds go: medians of the path's parts from traces, stacked",
-    xLabel: 'offered orders/s',
+  const hops = stackedBarChart({
+    title: "Where an order's milliseconds go: the path's parts from traces (medians), and e2e p50",
     yLabel: 'ms',
-    series: path,
-    width: chartWidth(path.length),
+    parts: PathParts,
+    bars: hopsByRateBars(results.steps),
+    markName: 'e2e p50',
   });
   return {
     'throughput.svg': throughput,
