@@ -62,6 +62,7 @@ describe('the per-hop section of BENCHMARKS.md', () => {
     const few = { ...breakdown, traces: 4 };
     const lines = hopsSection({ steps: [step(5, few)] } as unknown as BenchResults, 'docs/b');
     expect(lines.some((l) => l.startsWith('| step 5/s | 4 (few: rough) |'))).toBe(true);
+    expect(lines.at(-1)).toBe('(no step had 20 traces or more for the hop-by-hop table)');
   });
 
   it('says why there is none', () => {

@@ -28,9 +28,13 @@ function pathTable(steps: readonly StepResult[]): string[] {
   ];
 }
 
-/** Every hop of every traced step: p50 / p90 of its relay wait, produce, fetch and transaction. */
-function hopTable(steps: readonly StepResult[]): string[] {
+/** Every hop of the steps with enough traces: p50 / p90 of its relay wait, produce, fetch and transaction. */
+function hopTable(all: readonly StepResult[]): string[] {
+  const steps = all.filter((s) => s.hops!.traces >= FewTraces && s.hops!.hops.length > 0);
+  if (steps.length === 0) return [`(no step had ${FewTraces} traces or more for the hop-by-hop table)`];
   return [
+    `Hop by hop, at the steps with ${FewTraces} traces or more, p50 / p90 ms:`,
+    '',
     '| step | hop | n | relay wait | produce | fetch | transaction |',
     '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
     ...steps.flatMap((s) =>
