@@ -2,11 +2,12 @@ export * from './kafka/kafka.options';
 export * from './kafka/kafka.tokens';
 export * from './nest/kafka.module';
 export * from './outbox/outbox-writer';
+export { onOutboxCommitted, outboxCommitted } from './outbox/outbox-commits';
 export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './errors/pipeline-error';
 export * from './errors/classify-error';
 export * from './nest/kafka-event-server';
-export type { KafkaEventServerOptions } from './nest/kafka-event-server.options';
+export { CONSUMER_DEFAULTS, type KafkaEventServerOptions } from './nest/kafka-event-server.options';
 export {
   EventBatch,
   EventBatchPattern,
@@ -21,7 +22,6 @@ export type { ConsumedEvent, RecordPosition } from './events/consumed-event';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
 export * from './events/consumer-stats';
 export { isBrokerOutage } from './health/crash-streak';
-export { AdaptiveLinger } from './batching/adaptive-linger';
 // The dead-letter path's parts, for code that runs it outside the NestJS server (the experiments).
 export { DeadLetterPublisher, deadLetterHeaders, type DeadLetter } from './dead-letters/dead-letter';
 export { logDeadLetter } from './dead-letters/dead-letter-log';

@@ -1,11 +1,12 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { describe, expect, it, vi } from 'vitest';
+import { encodeHeaders, metadataOf, type EventContracts } from '@pipeline/contracts';
 import { BatchConsumer } from './batch-consumer';
 import { emptyCounters } from '../events/consumer-stats';
 import type { DeadLetterPublisher } from '../dead-letters/dead-letter';
-import type { EventContracts } from '@pipeline/contracts';
-import { HandlerRegistry } from '../handlers/event-handlers';
-import type { BatchTransactionDeps } from '../transaction/batch-transaction';
+import type { PendingEvent } from '../events/consumed-event';
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** Bytes without CloudEvents headers: poison, dead-lettered at once and never transacted. */
 const poison = (offset: string): KafkaMessage => ({
@@ -17,6 +18,22 @@ const poison = (offset: string): KafkaMessage => ({
   headers: {},
 });
 
+/** A valid event of the test contracts (any type is declared, any payload valid). */
+const event = (offset: string, key = 'k'): KafkaMessage => {
+  const metadata = metadataOf(
+    { topic: 'orders', key, type: 'thing.happened', payload: { n: offset }, correlationId: key },
+    'test',
+  );
+  return {
+    key: Buffer.from(key),
+    value: Buffer.from(JSON.stringify({ n: offset })),
+    timestamp: '0',
+    attributes: 0,
+    offset,
+    headers: encodeHeaders(metadata),
+  };
+};
+
 /** What the patched kafkajs decoder hands over for a record batch it cannot decode (offsets 3-5). */
 const undecodable = (): KafkaMessage =>
   Object.assign(poison('5'), {
@@ -25,125 +42,275 @@ const undecodable = (): KafkaMessage =>
     undecodable: { firstOffset: '3', lastOffset: '5', compression: 2, error: 'KafkaJSNotImplemented: x' },
   });
 
+const contracts: EventContracts = {
+  isDeclaredFor: () => true,
+  parseEvent: (type, value) => ({ ok: true, type, payload: value }),
+};
+
+/** A transaction the test lets commit (or fail) when it says so. */
+function heldTransactions() {
+  const calls: { offsets: string[]; commit(): void; fail(error: Error): void }[] = [];
+  const run = vi.fn(
+    (events: readonly PendingEvent[]) =>
+      new Promise<void>((resolve, reject) => {
+        calls.push({
+          offsets: events.map((e) => `${e.position.partition}@${e.position.offset}`),
+          commit: resolve,
+          fail: reject,
+        });
+      }),
+  );
+  return { run, calls };
+}
+
 function consumerWith(
-  send: DeadLetterPublisher['send'],
-  undecodableBatches: 'dead-letter' | 'stop' = 'dead-letter',
+  options: {
+    send?: DeadLetterPublisher['send'];
+    undecodableBatches?: 'dead-letter' | 'stop';
+    run?: (events: readonly PendingEvent[]) => Promise<void>;
+    maxEventsPerTransaction?: number;
+  } = {},
 ) {
-  const commit = vi.fn(() => Promise.resolve());
-  // A transaction would take a connection first: poison records must never get that far.
-  const transact = vi.fn(() => Promise.reject(new Error('no database in this test')));
+  const commit = vi.fn((_offsets: unknown) => Promise.resolve());
+  const send = vi.fn(options.send ?? (() => Promise.resolve()));
+  // Poison records must never reach a transaction.
+  const run = vi.fn(options.run ?? (() => Promise.reject(new Error('no transaction in this test'))));
+  const pause = vi.fn();
+  const resume = vi.fn();
+  const crash = vi.fn();
   const consumer = new BatchConsumer({
-    contracts: {} as EventContracts,
+    contracts,
     deadLetters: { send } as unknown as DeadLetterPublisher,
     deadLetterTopic: 'orders.dead-letter',
     counters: emptyCounters(),
-    logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
-    retry: { attempts: 3, initialBackoffMs: 10, maxBackoffMs: 100, outageWindowMs: 0 },
-    heartbeatIntervalMs: 60_000,
-    maxEventsPerTransaction: 500,
-    lingerMs: 0,
-    commits: { add: commit, flush: () => Promise.resolve() },
-    transaction: {
-      pool: { connect: transact } as unknown as BatchTransactionDeps['pool'],
-      consumer: 'orders-group',
-      source: 'test',
-      counters: emptyCounters(),
-      logger: { log: () => undefined, warn: () => undefined, error: () => undefined },
-      handlers: new HandlerRegistry((_ctx, work) => work()),
-    },
-    pausePartition: () => undefined,
-    undecodableBatches,
+    logger: quiet,
+    retry: { attempts: 3, initialBackoffMs: 5, maxBackoffMs: 10, outageWindowMs: 0 },
+    maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
+    commits: { add: commit },
+    run,
+    hasHandler: () => true,
+    pause,
+    resume,
+    crash,
+    undecodableBatches: options.undecodableBatches ?? 'dead-letter',
   });
-  return { consumer, transact, commit };
+  return { consumer, run, commit, send, pause, resume, crash };
 }
 
 /** `lastOffset`: kafkajs's, past records it filtered out behind the last one handed over. */
-function payloadOf(messages: KafkaMessage[], lastOffset = messages.at(-1)?.offset) {
+function payloadOf(messages: KafkaMessage[], lastOffset = messages.at(-1)?.offset, partition = 0) {
   const payload = {
-    batch: { topic: 'orders', partition: 0, messages, lastOffset: () => lastOffset },
+    batch: { topic: 'orders', partition, messages, lastOffset: () => lastOffset },
     resolveOffset: vi.fn(),
-    commitOffsetsIfNecessary: vi.fn(() => Promise.resolve()),
-    heartbeat: vi.fn(() => Promise.resolve()),
-    isRunning: () => true,
-    isStale: () => false,
   };
   return { payload, asKafkajs: payload as unknown as EachBatchPayload };
 }
 
+const handOver = (consumer: BatchConsumer, messages: KafkaMessage[], partition = 0) =>
+  consumer.eachBatch(payloadOf(messages, undefined, partition).asKafkajs);
+
+/** Waits until `condition` holds, one event-loop turn at a time. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let turn = 0; !condition(); turn += 1) {
+    if (turn > 10_000) throw new Error('condition never held');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('BatchConsumer: poison records and offsets', () => {
-  it('resolves and commits past a poison record only after its dead letter was sent', async () => {
-    const send = vi.fn(() => Promise.resolve());
-    const { consumer, transact, commit } = consumerWith(send);
+  it('lets kafkajs fetch on at once, and commits past a poison record only after its dead letter was sent', async () => {
+    const { consumer, run, commit, send } = consumerWith();
     const { payload, asKafkajs } = payloadOf([poison('7')]);
 
     await consumer.eachBatch(asKafkajs);
-
-    expect(transact).not.toHaveBeenCalled();
-    expect(send).toHaveBeenCalledTimes(1);
     expect(payload.resolveOffset).toHaveBeenCalledWith('7');
-    expect(send.mock.invocationCallOrder[0]!).toBeLessThan(
-      payload.resolveOffset.mock.invocationCallOrder[0]!,
-    );
-    // The consumer's OffsetCommits sends it as { topics: [{ topic, partitions }] } (byTopic).
+    await consumer.idle();
+
+    expect(run).not.toHaveBeenCalled();
+    expect(send).toHaveBeenCalledTimes(1);
     expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '8' }]);
-    expect(payload.resolveOffset.mock.invocationCallOrder[0]!).toBeLessThan(
-      commit.mock.invocationCallOrder[0]!,
-    );
+    expect(send.mock.invocationCallOrder[0]!).toBeLessThan(commit.mock.invocationCallOrder[0]!);
   });
 
-  it('leaves the offset where it was when the dead letter cannot be sent, so the record is fetched again', async () => {
-    const send = vi.fn(() => Promise.reject(new Error('broker unavailable')));
-    const { consumer, commit } = consumerWith(send);
-    const { payload, asKafkajs } = payloadOf([poison('7')]);
+  it('restarts the consumer and commits nothing when the dead letter cannot be sent', async () => {
+    const failure = new Error('broker unavailable');
+    const { consumer, commit, crash } = consumerWith({ send: () => Promise.reject(failure) });
 
-    await expect(consumer.eachBatch(asKafkajs)).rejects.toThrow('broker unavailable');
+    await handOver(consumer, [poison('7')]);
+    await consumer.idle();
 
-    // kafkajs fetches again from the resolved offset when a batch fails: it must not be past 7.
-    expect(payload.resolveOffset).not.toHaveBeenCalled();
+    // The restarted consumer fetches again from the committed offset: the record is not skipped.
+    expect(crash).toHaveBeenCalledWith(failure);
     expect(commit).not.toHaveBeenCalled();
   });
 
   it('dead-letters an undecodable batch by its offset range and commits past its last offset', async () => {
-    const send = vi.fn<DeadLetterPublisher['send']>(() => Promise.resolve());
-    const { consumer, transact, commit } = consumerWith(send);
-    const { payload, asKafkajs } = payloadOf([undecodable(), poison('6')]);
+    const { consumer, run, commit, send } = consumerWith();
 
-    await consumer.eachBatch(asKafkajs);
+    await handOver(consumer, [undecodable(), poison('6')]);
+    await consumer.idle();
 
-    expect(transact).not.toHaveBeenCalled();
+    expect(run).not.toHaveBeenCalled();
     const letters = send.mock.calls[0]![0];
     expect(letters.map((letter) => [letter.message.offset, letter.batch?.firstOffset])).toEqual([
       ['5', '3'],
       ['6', undefined],
     ]);
     expect(letters[0]).toMatchObject({ errorClass: 'fatal', error: 'KafkaJSNotImplemented: x' });
-    expect(payload.resolveOffset).toHaveBeenCalledWith('6');
     expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '7' }]);
   });
 
   it('commits past a commit marker behind the last record once every record is resolved', async () => {
-    const send = vi.fn(() => Promise.resolve());
-    const { consumer, commit } = consumerWith(send);
+    const { consumer, commit } = consumerWith();
     // Offset 8 is a transaction's commit marker: kafkajs filtered it out of the messages.
     const { payload, asKafkajs } = payloadOf([poison('6'), poison('7')], '8');
 
     await consumer.eachBatch(asKafkajs);
+    await consumer.idle();
 
     expect(payload.resolveOffset).toHaveBeenCalledWith('8');
     expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '9' }]);
   });
 
-  it('stops at an undecodable batch when told to: the fetch fails and no offset moves', async () => {
-    const send = vi.fn(() => Promise.resolve());
-    const { consumer, commit } = consumerWith(send, 'stop');
+  it('commits past a batch kafkajs filtered out whole only once the records before it are resolved', async () => {
+    const { consumer, commit } = consumerWith({ run: () => Promise.resolve() });
+    const held = heldTransactions();
+    const slow = consumerWith({ run: held.run });
+
+    // Nothing of the partition waits: the skipped offsets are committed at once.
+    consumer.skipped('orders', 0, '4');
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '5' }]);
+
+    // An event is in its transaction: the commit waits for it, then covers both.
+    await handOver(slow.consumer, [event('2')]);
+    await until(() => held.calls.length === 1);
+    slow.consumer.skipped('orders', 0, '4');
+    expect(slow.commit).not.toHaveBeenCalled();
+    held.calls[0]!.commit();
+    await slow.consumer.idle();
+    expect(slow.commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '5' }]);
+  });
+
+  it('stops at an undecodable batch when told to: the hand-off fails and no offset moves', async () => {
+    const { consumer, commit, send } = consumerWith({ undecodableBatches: 'stop' });
     const { payload, asKafkajs } = payloadOf([poison('2'), undecodable()]);
 
     await expect(consumer.eachBatch(asKafkajs)).rejects.toThrow(
       /undecodable record batch orders\/0@3-5 \(snappy\)/,
     );
+    await consumer.idle();
 
     expect(send).not.toHaveBeenCalled();
     expect(payload.resolveOffset).not.toHaveBeenCalled();
     expect(commit).not.toHaveBeenCalled();
+  });
+});
+
+describe('BatchConsumer: batches that form by themselves', () => {
+  it('applies what arrived during a transaction in the next one, and commits each only after it', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer, commit } = consumerWith({ run });
+
+    await handOver(consumer, [event('0')]);
+    await until(() => calls.length === 1);
+    // Two fetches arrive while the first transaction runs: handed over, fetched on, not applied.
+    const second = payloadOf([event('1')]);
+    const third = payloadOf([event('2'), event('3')]);
+    await consumer.eachBatch(second.asKafkajs);
+    await consumer.eachBatch(third.asKafkajs);
+    expect(third.payload.resolveOffset).toHaveBeenCalledWith('3');
+    expect(run).toHaveBeenCalledTimes(1);
+    expect(commit).not.toHaveBeenCalled();
+
+    calls[0]!.commit();
+    await until(() => calls.length === 2);
+    expect(commit).toHaveBeenLastCalledWith([{ topic: 'orders', partition: 0, offset: '1' }]);
+    // One transaction for everything that waited, in offset order.
+    expect(calls[1]!.offsets).toEqual(['0@1', '0@2', '0@3']);
+    expect(commit).toHaveBeenCalledTimes(1);
+
+    calls[1]!.commit();
+    await consumer.idle();
+    expect(commit).toHaveBeenLastCalledWith([{ topic: 'orders', partition: 0, offset: '4' }]);
+    expect(run).toHaveBeenCalledTimes(2);
+  });
+
+  it('pauses a partition that holds a transaction’s worth of records, and fetches it again once drained', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer, pause, resume } = consumerWith({ run, maxEventsPerTransaction: 2 });
+
+    await handOver(consumer, [event('0')]);
+    await until(() => calls.length === 1);
+    await handOver(consumer, [event('1'), event('2')]);
+    expect(pause).toHaveBeenCalledWith('orders', 0);
+    expect(resume).not.toHaveBeenCalled();
+
+    calls[0]!.commit();
+    await until(() => calls.length === 2);
+    calls[1]!.commit();
+    await consumer.idle();
+    expect(resume).toHaveBeenCalledWith('orders', 0);
+  });
+
+  it('keeps a failed event’s partition waiting from that record on while other partitions go on', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer, commit, pause, resume } = consumerWith({ run });
+
+    await handOver(consumer, [event('0', 'a'), event('1', 'a')], 0);
+    await handOver(consumer, [event('5', 'b')], 1);
+    await until(() => calls.length === 1);
+    expect(calls[0]!.offsets).toEqual(['0@0', '0@1', '1@5']);
+    // The whole transaction fails; bisection finds partition 0's first event at fault.
+    calls[0]!.fail(new Error('first try'));
+    await until(() => calls.length === 2);
+    calls[1]!.fail(new Error('still failing')); // 0@0 and 0@1
+    await until(() => calls.length === 3);
+    calls[2]!.fail(new Error('0@0 again')); // 0@0 alone
+    await until(() => calls.length === 4);
+    expect(calls[3]!.offsets).toEqual(['1@5']);
+    calls[3]!.commit();
+    await until(() => commit.mock.calls.length === 1);
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 1, offset: '6' }]);
+    expect(pause).toHaveBeenCalledWith('orders', 0);
+
+    // After the backoff partition 0 is tried again from the failed record, then fetched again.
+    await until(() => calls.length === 5);
+    expect(calls[4]!.offsets).toEqual(['0@0', '0@1']);
+    expect(calls[4]!.offsets).not.toContain('1@5');
+    calls[4]!.commit();
+    await consumer.idle();
+    expect(commit).toHaveBeenLastCalledWith([{ topic: 'orders', partition: 0, offset: '2' }]);
+    expect(resume).toHaveBeenCalledWith('orders', 0);
+  });
+
+  it('after a new assignment drops what was queued and commits nothing of the transaction in flight', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer, commit } = consumerWith({ run });
+
+    await handOver(consumer, [event('0')]);
+    await until(() => calls.length === 1);
+    await handOver(consumer, [event('1')]);
+    // kafkajs fetches from the committed offset after a rejoin: 0 and 1 come again.
+    consumer.reset(() => true);
+    calls[0]!.commit();
+    await consumer.idle();
+
+    expect(commit).not.toHaveBeenCalled();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('finishes the transaction in flight at stop, commits it, and takes nothing more', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer, commit } = consumerWith({ run });
+
+    await handOver(consumer, [event('0')]);
+    await until(() => calls.length === 1);
+    await handOver(consumer, [event('1')]);
+    const stopped = consumer.stop();
+    calls[0]!.commit();
+    await stopped;
+
+    expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '1' }]);
+    expect(run).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,277 +1,407 @@
 import { context } from '@opentelemetry/api';
-import { PipelineMetrics, contextFromHeaders, isSampled } from '@pipeline/observability';
+import { PipelineMetrics, contextFromHeaders, isSampled, messageOf } from '@pipeline/observability';
 import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
-import { AdaptiveLinger } from '../batching/adaptive-linger';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
-import { partitionOf, type PendingEvent } from '../events/consumed-event';
+import type { PendingEvent } from '../events/consumed-event';
 import { countSkipped } from '../events/consumer-stats';
 import { triageRecord, type EventContracts } from '@pipeline/contracts';
 import { describeUndecodable, undecodableBatchOf } from '@pipeline/kafka-codecs';
-import { sleep } from '../retry/backoff';
-import { runBatchTransaction, type BatchTransactionDeps } from '../transaction/batch-transaction';
-import { Retries, settle, type Failure, type RetriesDeps } from './isolate';
+import { Retries, settle, type Failure, type RetriesDeps, type Settlement } from './isolate';
 import type { UndecodableBatchPolicy } from '../nest/kafka-event-server.options';
 import { UndecodableBatchError } from '../errors/pipeline-error';
 
-export interface BatchConsumerDeps extends RetriesDeps {
+export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   readonly contracts: EventContracts;
   readonly deadLetters: DeadLetterPublisher;
   /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
   readonly deadLetterTopic: string;
-  readonly heartbeatIntervalMs: number;
-  /** Upper bound of events in one transaction; a larger fetch is applied in several. */
+  /** Upper bound of events in one transaction; what waits beyond it goes in the next one. */
   readonly maxEventsPerTransaction: number;
-  /** The longest linger after a fetch that carried records (AdaptiveLinger). */
-  readonly lingerMs: number;
-  readonly transaction: BatchTransactionDeps;
+  /** One transaction over the events (runBatchTransaction); rejects when it rolled back. */
+  run(events: readonly PendingEvent[]): Promise<void>;
+  /** Whether a handler takes events of this type (others are skipped and committed). */
+  hasHandler(type: string): boolean;
   /** Where offsets go once what they cover is durable (the consumer's OffsetCommits). */
-  readonly commits: {
-    add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void>;
-    flush(): Promise<void>;
-  };
+  readonly commits: { add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> };
   /** What to do with a record batch that cannot be decoded (KafkaEventServerOptions). */
   readonly undecodableBatches: UndecodableBatchPolicy;
+  /** kafkajs stops fetching a partition, or fetches it again (SupervisedConsumer). */
+  pause(topic: string, partition: number): void;
+  resume(topic: string, partition: number): void;
+  /** The consumer cannot go on (the database stays down, a dead letter cannot be written). */
+  crash(error: Error): void;
   /** An attempt at the partition's records finished, whatever its outcome (liveness). */
   progressed?(topic: string, partition: number): void;
 }
 
-/** A record after triage, in offset order. */
+/** A record after triage. */
 type Triaged =
-  | { readonly kind: 'event'; readonly event: PendingEvent }
+  /** `event` is renewed with its attempt number each time a transaction takes it. */
+  | { readonly kind: 'event'; event: PendingEvent }
   | { readonly kind: 'poison'; readonly letter: DeadLetter }
   /** Declared for the topic, but this service has no handler for it: skipped and committed. */
   | { readonly kind: 'unhandled'; readonly type: string }
   /** A record of the service's own dead-letter topic: logged at WARN, nothing else. */
   | { readonly kind: 'logged' };
 
-/** A partition of the fetch: its records and how far they are resolved. */
-interface PartitionWork {
-  readonly payload: EachBatchPayload;
-  readonly records: readonly { readonly offset: string; readonly triaged: Triaged }[];
-  /** Index of the first record whose offset is not resolved yet. */
-  next: number;
+type Queued = { readonly offset: string; triaged: Triaged };
+
+/** One assigned partition: what kafkajs handed over and no transaction has taken yet. */
+interface PartitionQueue {
+  readonly topic: string;
+  readonly partition: number;
+  /** Triaged records in offset order. */
+  records: Queued[];
+  /** The offset after the last one kafkajs handed over (records it filtered out included). */
+  end: bigint | undefined;
+  /** Records of it are in the transaction in flight. */
+  inFlight: boolean;
+  /** A failed event waits for its backoff until then (`performance.now()`); 0: not blocked. */
+  blockedUntil: number;
+  /** Paused in kafkajs by us: blocked, or at its high-water mark. */
+  paused: boolean;
+}
+
+/** What one transaction takes: each partition's records from its head, in offset order. */
+interface Chunk {
+  readonly generation: number;
+  readonly parts: { readonly queue: PartitionQueue; readonly records: Queued[] }[];
 }
 
 /**
- * The consumer's `eachBatch`. kafkajs calls it once per partition of a fetch, all in the same
- * tick; the calls are gathered and the whole fetch is applied together: triage, then per chunk of
- * at most maxEventsPerTransaction events one transaction (or a few when something fails: `settle`),
- * its dead letters, and every partition's offset up to what is durable. A partition whose event
- * waits for a retry is paused and fetched again after the backoff; the fetch loop and every other
- * partition go on. After a fetch that carried records the consumer lingers (AdaptiveLinger: none
- * after a quiet spell, doubling while records keep coming), so what arrives meanwhile is one batch.
+ * The consumer's path from kafkajs's hand-off to the offset commit, in the order a record takes it.
+ *
+ * 1. `eachBatch`: kafkajs hands over a partition's records. They are triaged (envelope, contract,
+ *    schema: poison set aside) and queued, and kafkajs is told to fetch on from after them: the
+ *    next fetch is in flight while a transaction runs. Offsets are committed only later, once
+ *    durable. A partition holding `maxEventsPerTransaction` records is paused until it drains.
+ * 2. `drain`: one transaction in flight for the whole service. The next one takes what arrived
+ *    while the previous was applied, from every partition, up to `maxEventsPerTransaction` events:
+ *    batches form by themselves and grow with the load, with no timer on the path.
+ * 3. `apply`: `settle` runs the transaction (bisecting around a failure, isolate.ts), then every
+ *    partition is resolved up to what is durable: dead letters first, then the offsets. An event
+ *    that waits for a retry blocks its partition from that record on, kept here, and kafkajs
+ *    pauses fetching it until the backoff is over; every other partition goes on.
+ *
+ * A new assignment or a crash starts a new generation: kafkajs fetches again from the committed
+ * offsets, so what was queued is dropped and what the transaction in flight resolves is not
+ * committed (the inbox drops the records fetched again).
  */
 export class BatchConsumer {
-  private submitted: { payload: EachBatchPayload; resolve(): void; reject(error: unknown): void }[] = [];
   private readonly retries: Retries;
-  private readonly linger: AdaptiveLinger;
-  /** When the previous fetch's batches were handed back: the next fetch starts then. */
-  private fetchedAt = performance.now();
+  private readonly queues = new Map<string, PartitionQueue>();
+  private generation = 0;
+  private draining: Promise<void> | undefined;
+  private stopped = false;
+  private unblockTimer: NodeJS.Timeout | undefined;
+  /** Where the next transaction starts taking, so no partition waits behind the others. */
+  private rotation = 0;
 
   constructor(private readonly deps: BatchConsumerDeps) {
-    this.linger = new AdaptiveLinger(deps.lingerMs);
-    this.retries = new Retries(deps);
+    this.retries = new Retries({ ...deps, block: (failure, ms) => this.block(failure, ms) });
   }
 
-  readonly eachBatch = (payload: EachBatchPayload): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
-      if (this.submitted.push({ payload, resolve, reject }) === 1) {
-        const waitedMs = performance.now() - this.fetchedAt;
-        setImmediate(() => void this.flush(waitedMs));
-      }
-    });
-
-  /** `waitedMs`: how long the fetch waited for these records (long: the consumer was idle). */
-  private async flush(waitedMs: number): Promise<void> {
-    const submitted = this.submitted;
-    this.submitted = [];
+  /** kafkajs's `eachBatch`: triage, queue, fetch on. Rejects only when triage says stop. */
+  readonly eachBatch = (payload: EachBatchPayload): Promise<void> => {
     try {
-      const payloads = submitted.map((entry) => entry.payload);
-      await this.apply(payloads);
-      const carriedRecords = payloads.some((payload) => payload.batch.messages.length > 0);
-      const lingerMs = carriedRecords ? this.linger.next(waitedMs) : 0;
-      if (lingerMs > 0 && payloads[0]!.isRunning()) await sleep(lingerMs);
-      this.fetchedAt = performance.now();
-      for (const entry of submitted) entry.resolve();
+      this.handOver(payload);
+      return Promise.resolve();
     } catch (error) {
-      for (const entry of submitted) entry.reject(error);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-  }
+  };
 
-  private async apply(payloads: readonly EachBatchPayload[]): Promise<void> {
-    // Heartbeats while the fetch is applied, so a slow transaction does not get the member evicted
-    // (kafkajs heartbeats only between fetches, and throttles these calls to its interval). One
-    // that fails means a rebalance started: remembered, and handed to kafkajs below.
-    let rebalance: Error | undefined;
-    const beat = () =>
-      payloads[0]!.heartbeat().catch((error: unknown) => {
-        rebalance ??= error instanceof Error ? error : new Error(String(error));
+  private handOver(payload: EachBatchPayload): void {
+    if (this.stopped) return;
+    const { batch } = payload;
+    const queue = this.queueOf(batch.topic, batch.partition);
+    const from = queue.end;
+    for (const message of batch.messages) {
+      // Already queued (kafkajs hands a partition's records over once; this is a guard).
+      if (from !== undefined && BigInt(message.offset) < from) continue;
+      queue.records.push({
+        offset: message.offset,
+        triaged: this.triage(batch.topic, batch.partition, message),
       });
-    const heartbeats = setInterval(() => void beat(), this.deps.heartbeatIntervalMs);
-    try {
-      await this.applyInChunks(
-        payloads.map((payload) => this.triage(payload)),
-        () => rebalance === undefined,
-      );
-    } finally {
-      clearInterval(heartbeats);
     }
-    // A rebalance was announced during the batch: commit what is durable while this member still
-    // owns its partitions, then hand the error to kafkajs, which rejoins the group.
-    if (rebalance !== undefined) {
-      await this.deps.commits.flush().catch(() => undefined);
-      throw rebalance;
-    }
+    queue.end = BigInt(batch.lastOffset()) + 1n;
+    // kafkajs fetches from here on; what the group commits is decided by `apply`.
+    payload.resolveOffset(batch.lastOffset());
+    if (queue.records.length >= this.deps.maxEventsPerTransaction) this.pauseQueue(queue);
+    this.wake();
   }
 
-  /** Every record of one partition of the fetch, triaged before any transaction. */
-  private triage(payload: EachBatchPayload): PartitionWork {
-    const { topic, partition, messages } = payload.batch;
-    const { contracts, deadLetterTopic, logger, transaction } = this.deps;
-    const triageOne = (message: KafkaMessage): Triaged => {
-      if (topic === deadLetterTopic) {
-        logDeadLetter(logger, topic, partition, message);
-        return { kind: 'logged' };
-      }
-      const batch = undecodableBatchOf(message);
-      if (batch !== undefined) {
-        const where = describeUndecodable(topic, partition, batch);
-        if (this.deps.undecodableBatches === 'stop') {
-          PipelineMetrics.undecodableBatches.inc({ topic });
-          throw new UndecodableBatchError(
-            `undecodable record batch ${where}: stopped here (undecodable batches: stop)`,
-          );
-        }
-        logger.warn(`undecodable record batch ${where}: dead-lettered by its offsets and skipped`);
-        const letter: DeadLetter = {
-          topic,
-          partition,
-          message,
-          error: batch.error,
-          errorClass: 'fatal',
-          attempts: 1,
-          batch,
-        };
-        return { kind: 'poison', letter };
-      }
-      const triage = triageRecord(topic, message, contracts, (type) => transaction.handlers.has(type));
-      if (triage.kind === 'unhandled') return triage;
-      const { offset } = message;
-      if (triage.kind === 'poison') {
-        context.with(contextFromHeaders(message.headers), () => {
-          logger.warn(`poison record ${topic}/${partition}@${offset}: ${triage.reason}`);
-        });
-        const letter: DeadLetter = {
-          topic,
-          partition,
-          message,
-          error: triage.reason,
-          errorClass: 'fatal',
-          attempts: 1,
-        };
-        return { kind: 'poison', letter };
-      }
-      const { metadata } = triage;
-      const position = { topic, partition, offset, key: message.key?.toString() ?? null };
-      const attempt = this.retries.attemptOf(topic, partition, offset);
-      const sampled = isSampled(metadata.traceparent);
-      const event = { payload: triage.payload, metadata, position, attempt, message, sampled };
-      return { kind: 'event', event };
-    };
-    const records = messages.map((message) => ({ offset: message.offset, triaged: triageOne(message) }));
-    return { payload, records, next: 0 };
+  /** Resolves once nothing is queued that could be taken now (tests, and `stop`). */
+  async idle(): Promise<void> {
+    while (this.draining !== undefined) await this.draining;
   }
-
-  private readonly transact = (events: readonly PendingEvent[]) =>
-    runBatchTransaction(this.deps.transaction, events);
 
   /**
-   * Chunk after chunk, in offset order; each chunk's outcome is committed before the next starts,
-   * and a stopping consumer, a rebalance or a revoked partition stops at the next chunk boundary.
+   * kafkajs moved past records it never hands over (a transaction's commit marker, aborted
+   * records): committed with the partition's next resolution, or now if nothing of it waits.
    */
-  private async applyInChunks(work: readonly PartitionWork[], noRebalance: () => boolean): Promise<void> {
-    const size = this.deps.maxEventsPerTransaction;
-    const payloads = work.map((partition) => partition.payload);
-    const partitionOfEvent = new Map<PendingEvent, PartitionWork>();
-    for (const partition of work)
-      for (const { triaged } of partition.records)
-        if (triaged.kind === 'event') partitionOfEvent.set(triaged.event, partition);
-    const events = [...partitionOfEvent.keys()];
-    const settled = new Set<PendingEvent>();
-    const blocked = new Map<string, Failure<PendingEvent>>();
-    for (let start = 0; start < events.length; start += size) {
-      if (!work[0]!.payload.isRunning() || !noRebalance()) break;
-      const chunk = events
-        .slice(start, start + size)
-        .filter(
-          (event) =>
-            !blocked.has(partitionOf(event.position)) && !partitionOfEvent.get(event)!.payload.isStale(),
+  skipped(topic: string, partition: number, lastOffset: string): void {
+    const queue = this.queueOf(topic, partition);
+    queue.end = BigInt(lastOffset) + 1n;
+    if (queue.records.length === 0 && !queue.inFlight) void this.commit([{ queue, next: queue.end }]);
+  }
+
+  /**
+   * The member joined its group again (`owned`: its new assignment) or its consumer crashed
+   * (nothing owned until it rejoins). kafkajs fetches from the committed offsets again.
+   */
+  reset(owned: (topic: string, partition: number) => boolean): void {
+    this.generation += 1;
+    for (const [key, queue] of this.queues) {
+      queue.records = [];
+      queue.end = undefined;
+      const keep = owned(queue.topic, queue.partition);
+      if (!keep) this.queues.delete(key);
+      // A blocked partition stays paused until its backoff is over; kafkajs keeps its pauses.
+      if (queue.paused && (!keep || queue.blockedUntil === 0)) this.resumeQueue(queue);
+    }
+  }
+
+  /** Stops taking records; resolves once the transaction in flight and its offsets are done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.unblockTimer);
+    await this.idle();
+  }
+
+  private queueOf(topic: string, partition: number): PartitionQueue {
+    const key = `${topic}/${partition}`;
+    let queue = this.queues.get(key);
+    if (queue === undefined) {
+      queue = {
+        topic,
+        partition,
+        records: [],
+        end: undefined,
+        inFlight: false,
+        blockedUntil: 0,
+        paused: false,
+      };
+      this.queues.set(key, queue);
+    }
+    return queue;
+  }
+
+  private triage(topic: string, partition: number, message: KafkaMessage): Triaged {
+    const { contracts, deadLetterTopic, logger } = this.deps;
+    if (topic === deadLetterTopic) {
+      logDeadLetter(logger, topic, partition, message);
+      return { kind: 'logged' };
+    }
+    const batch = undecodableBatchOf(message);
+    if (batch !== undefined) {
+      const where = describeUndecodable(topic, partition, batch);
+      if (this.deps.undecodableBatches === 'stop') {
+        PipelineMetrics.undecodableBatches.inc({ topic });
+        throw new UndecodableBatchError(
+          `undecodable record batch ${where}: stopped here (undecodable batches: stop)`,
         );
-      if (chunk.length === 0) continue;
-      const result = await settle(chunk, this.transact, this.retries.policy);
-      if (result.transient !== undefined) {
-        // Nothing of this chunk ran; what earlier chunks did is committed below.
-        this.retries.waitOutTransient(payloads, result.transient, start === 0);
-        break;
       }
-      this.retries.applied();
-      for (const event of result.done) settled.add(event);
-      for (const failure of result.deadLetters) settled.add(failure.event);
-      for (const [key, failure] of result.blocked) blocked.set(key, failure);
-      await this.advance(work, settled, blocked, result.deadLetters);
-      for (const failure of result.blocked.values()) this.retries.later(failure);
+      logger.warn(`undecodable record batch ${where}: dead-lettered by its offsets and skipped`);
+      const letter: DeadLetter = {
+        topic,
+        partition,
+        message,
+        error: batch.error,
+        errorClass: 'fatal',
+        attempts: 1,
+        batch,
+      };
+      return { kind: 'poison', letter };
     }
-    // Partitions with no events (poison, skipped, dead-letter log) move on here too.
-    await this.advance(work, settled, blocked, []);
+    const triage = triageRecord(topic, message, contracts, (type) => this.deps.hasHandler(type));
+    if (triage.kind === 'unhandled') return triage;
+    const { offset } = message;
+    if (triage.kind === 'poison') {
+      context.with(contextFromHeaders(message.headers), () => {
+        logger.warn(`poison record ${topic}/${partition}@${offset}: ${triage.reason}`);
+      });
+      const letter: DeadLetter = {
+        topic,
+        partition,
+        message,
+        error: triage.reason,
+        errorClass: 'fatal',
+        attempts: 1,
+      };
+      return { kind: 'poison', letter };
+    }
+    const { metadata } = triage;
+    const position = { topic, partition, offset, key: message.key?.toString() ?? null };
+    const sampled = isSampled(metadata.traceparent);
+    return {
+      kind: 'event',
+      event: { payload: triage.payload, metadata, position, attempt: 1, message, sampled },
+    };
   }
 
   /**
-   * Resolves each partition up to its first event not settled (or its blocked one): dead letters
-   * first (durable before any offset moves past them), then one commit for every partition.
+   * Starts the transaction loop unless it runs already. After the current event-loop turn:
+   * kafkajs hands over every partition of a fetch in one turn, and they go in one transaction.
    */
-  private async advance(
-    work: readonly PartitionWork[],
-    settled: ReadonlySet<PendingEvent>,
-    blocked: ReadonlyMap<string, Failure<PendingEvent>>,
-    failures: readonly Failure<PendingEvent>[],
-  ): Promise<void> {
-    const letters = failures.map((failure) => this.retries.letterOf(failure));
-    const resolvable: { payload: EachBatchPayload; last: string }[] = [];
-    for (const partition of work) {
-      const { payload, records } = partition;
-      const { topic } = payload.batch;
-      const stopAt = blocked.get(`${topic}/${payload.batch.partition}`)?.event.position.offset;
-      let last: string | undefined;
-      while (partition.next < records.length) {
-        const { offset, triaged } = records[partition.next]!;
+  private wake(): void {
+    if (this.draining !== undefined || this.stopped) return;
+    this.draining = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.drain())
+      .catch((error: unknown) => this.deps.crash(error instanceof Error ? error : new Error(String(error))))
+      .finally(() => (this.draining = undefined));
+  }
+
+  /** One transaction after the other, each over what arrived meanwhile, until nothing waits. */
+  private async drain(): Promise<void> {
+    for (let chunk = this.take(); chunk !== undefined && !this.stopped; chunk = this.take()) {
+      await this.apply(chunk);
+    }
+    this.scheduleUnblock();
+  }
+
+  /** Up to `maxEventsPerTransaction` events, from the head of every partition not blocked. */
+  private take(): Chunk | undefined {
+    const now = performance.now();
+    const queues = [...this.queues.values()];
+    const start = this.rotation++ % Math.max(1, queues.length);
+    const parts: Chunk['parts'] = [];
+    let events = 0;
+    for (let i = 0; i < queues.length && events < this.deps.maxEventsPerTransaction; i += 1) {
+      const queue = queues[(start + i) % queues.length]!;
+      if (queue.blockedUntil > now) continue;
+      queue.blockedUntil = 0;
+      if (queue.records.length === 0) {
+        if (queue.paused) this.resumeQueue(queue);
+        continue;
+      }
+      let count = 0;
+      while (count < queue.records.length && events < this.deps.maxEventsPerTransaction) {
+        const { triaged } = queue.records[count]!;
+        if (triaged.kind === 'event') {
+          // The attempt this delivery is: one more than the record's failures so far.
+          const { topic, partition, offset } = triaged.event.position;
+          triaged.event = { ...triaged.event, attempt: this.retries.attemptOf(topic, partition, offset) };
+          events += 1;
+        }
+        count += 1;
+      }
+      parts.push({ queue, records: queue.records.splice(0, count) });
+      queue.inFlight = true;
+    }
+    return parts.length === 0 ? undefined : { generation: this.generation, parts };
+  }
+
+  /** One transaction (or a few, when something fails: `settle`), its dead letters, its offsets. */
+  private async apply(chunk: Chunk): Promise<void> {
+    const events = chunk.parts.flatMap(({ records }) => records.flatMap(eventOf));
+    let result: Settlement<PendingEvent>;
+    try {
+      result =
+        events.length === 0
+          ? { done: [], deadLetters: [], blocked: new Map() }
+          : await settle(events, (list) => this.deps.run(list), this.retries.policy);
+    } finally {
+      for (const { queue } of chunk.parts) queue.inFlight = false;
+    }
+    const current = chunk.generation === this.generation;
+    if (result.transient !== undefined) {
+      // Nothing ran: every record goes back, and its partitions wait (or the consumer restarts).
+      if (current) for (const { queue, records } of chunk.parts) queue.records.unshift(...records);
+      const delay = this.retries.waitOutTransient(chunk.parts.length, result.transient);
+      if (current) for (const { queue } of chunk.parts) this.blockQueue(queue, delay);
+      return;
+    }
+    this.retries.applied();
+    const settled = new Set<PendingEvent>([
+      ...result.done,
+      ...result.deadLetters.map((failure) => failure.event),
+    ]);
+    const letters = result.deadLetters.map((failure) => this.retries.letterOf(failure));
+    const resolved: { queue: PartitionQueue; next: bigint }[] = [];
+    for (const { queue, records } of chunk.parts) {
+      const stopAt = result.blocked.get(`${queue.topic}/${queue.partition}`)?.event.position.offset;
+      let index = 0;
+      for (; index < records.length; index += 1) {
+        const { offset, triaged } = records[index]!;
         if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
         if (triaged.kind === 'poison') letters.push(triaged.letter);
-        if (triaged.kind === 'unhandled') countSkipped(this.deps.counters, topic, triaged.type);
+        if (triaged.kind === 'unhandled') countSkipped(this.deps.counters, queue.topic, triaged.type);
         if (triaged.kind === 'event') this.retries.resolved(triaged.event);
-        last = offset;
-        partition.next += 1;
       }
-      // Every record handed over is resolved: commit past what kafkajs filtered out behind them
-      // too (a transaction's commit marker, aborted records), or the offset would stay there.
-      if (last !== undefined && partition.next === records.length) last = payload.batch.lastOffset();
-      if (last !== undefined) resolvable.push({ payload, last });
+      if (current && index < records.length) queue.records.unshift(...records.slice(index));
+      if (index === 0) continue;
+      const next = BigInt(records[index - 1]!.offset) + 1n;
+      // All of it resolved: commit past what kafkajs filtered out behind the last record too.
+      const drained = queue.records.length === 0 && queue.end !== undefined && queue.end > next;
+      resolved.push({ queue, next: drained ? queue.end! : next });
     }
+    // Durable before any offset moves past them; a failure here restarts the consumer.
     letters.sort(
       (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),
     );
-    await this.deps.deadLetters.send(letters);
-    // Resolved only once the dead letters are durable: kafkajs fetches again from the resolved
-    // offset when a batch fails, so a failed send resolved before would skip its poison records.
-    for (const { payload, last } of resolvable) payload.resolveOffset(last);
-    await this.deps.commits.add(
-      resolvable.map(({ payload: { batch }, last }) => ({
-        topic: batch.topic,
-        partition: batch.partition,
-        offset: (BigInt(last) + 1n).toString(),
-      })),
-    );
-    for (const { payload } of work) this.deps.progressed?.(payload.batch.topic, payload.batch.partition);
-    countDeadLetters(letters, this.deps);
+    if (letters.length > 0) {
+      await this.deps.deadLetters.send(letters);
+      countDeadLetters(letters, this.deps);
+    }
+    if (!current) return;
+    await this.commit(resolved);
+    for (const failure of result.blocked.values()) this.retries.later(failure);
+    for (const { queue } of chunk.parts) {
+      this.deps.progressed?.(queue.topic, queue.partition);
+      if (
+        queue.paused &&
+        queue.blockedUntil === 0 &&
+        queue.records.length < this.deps.maxEventsPerTransaction
+      )
+        this.resumeQueue(queue);
+    }
+  }
+
+  /** A commit that fails is kept for the next one (OffsetCommits); kafkajs finds a rebalance itself. */
+  private commit(resolved: readonly { queue: PartitionQueue; next: bigint }[]): Promise<void> {
+    const offsets = resolved.map(({ queue, next }) => ({
+      topic: queue.topic,
+      partition: queue.partition,
+      offset: next.toString(),
+    }));
+    return this.deps.commits.add(offsets).catch((error: unknown) => {
+      this.deps.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
+    });
+  }
+
+  /** Its event waits for a retry: the partition is taken from again after `ms`. */
+  private block(failure: Failure<PendingEvent>, ms: number): void {
+    const { topic, partition } = failure.event.position;
+    this.blockQueue(this.queueOf(topic, partition), ms);
+  }
+
+  private blockQueue(queue: PartitionQueue, ms: number): void {
+    queue.blockedUntil = performance.now() + ms;
+    this.pauseQueue(queue);
+    this.scheduleUnblock();
+  }
+
+  /** Wakes the loop when the earliest backoff is over. */
+  private scheduleUnblock(): void {
+    clearTimeout(this.unblockTimer);
+    this.unblockTimer = undefined;
+    const until = Math.min(...[...this.queues.values()].map((queue) => queue.blockedUntil || Infinity));
+    if (!Number.isFinite(until) || this.stopped) return;
+    this.unblockTimer = setTimeout(() => this.wake(), Math.max(0, until - performance.now()));
+  }
+
+  private pauseQueue(queue: PartitionQueue): void {
+    if (queue.paused) return;
+    queue.paused = true;
+    this.deps.pause(queue.topic, queue.partition);
+  }
+
+  private resumeQueue(queue: PartitionQueue): void {
+    queue.paused = false;
+    this.deps.resume(queue.topic, queue.partition);
   }
 }
+
+const eventOf = ({ triaged }: Queued): PendingEvent[] => (triaged.kind === 'event' ? [triaged.event] : []);

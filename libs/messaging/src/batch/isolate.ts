@@ -1,6 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
 import { PipelineMetrics, messageOf } from '@pipeline/observability';
-import type { EachBatchPayload } from 'kafkajs';
 import type { DeadLetter } from '../dead-letters/dead-letter';
 import {
   classifyError,
@@ -126,8 +125,8 @@ export interface RetriesDeps {
   readonly retry: RetryOptions;
   readonly logger: LoggerService;
   readonly counters: ConsumerCounters;
-  /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
-  pausePartition(topic: string, partition: number, ms: number): void;
+  /** The failed event's partition waits `ms` from that record on, then it is tried again. */
+  block(failure: Failure<PendingEvent>, ms: number): void;
 }
 
 /**
@@ -165,7 +164,7 @@ export class Retries {
     this.unavailableStreak = 0;
   }
 
-  /** Its partition waits for the backoff, then the record is fetched and tried again. */
+  /** Its partition waits for the backoff, then the record is tried again. */
   later(failure: Failure<PendingEvent>): void {
     const { event, error, errorClass, attempts } = failure;
     const { retry, logger, counters } = this.deps;
@@ -186,27 +185,27 @@ export class Retries {
     });
     counters.retried += 1;
     PipelineMetrics.eventsRetried.inc({ topic: event.position.topic, type: event.metadata.type });
-    this.deps.pausePartition(event.position.topic, event.position.partition, delay);
+    this.deps.block(failure, delay);
   }
 
   /**
-   * The whole fetch failed for a reason that is no event's fault. A deadlock is retried after a
-   * short pause. The database being down is retried with backoff a few times, then the batch fails
-   * to kafkajs and the supervisor restarts the consumer (readiness reports it meanwhile).
+   * A transaction failed for a reason that is no event's fault: how long its partitions wait. A
+   * deadlock is retried after a short pause. The database being down is retried with backoff a
+   * few times, then this throws and the supervisor restarts the consumer (readiness reports it).
    */
-  waitOutTransient(payloads: readonly EachBatchPayload[], error: unknown, nothingDone: boolean): void {
+  waitOutTransient(partitions: number, error: unknown): number {
     const { retry, logger } = this.deps;
     const unavailable = isUnavailable(error);
     if (unavailable) this.unavailableStreak += 1;
-    if (unavailable && nothingDone && this.unavailableStreak >= retry.attempts) {
+    if (unavailable && this.unavailableStreak >= retry.attempts) {
       this.unavailableStreak = 0;
       throw error;
     }
     const delay = backoffDelay(unavailable ? this.unavailableStreak : 1, retry);
     logger.warn(
-      `batch of ${payloads.length} partitions not applied (${messageOf(error)}); retry in ${delay} ms`,
+      `transaction over ${partitions} partitions not applied (${messageOf(error)}); retry in ${delay} ms`,
     );
-    for (const { batch } of payloads) this.deps.pausePartition(batch.topic, batch.partition, delay);
+    return delay;
   }
 
   letterOf({ event, error, errorClass, attempts }: Failure<PendingEvent>): DeadLetter {

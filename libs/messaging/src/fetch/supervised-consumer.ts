@@ -27,10 +27,12 @@ export interface SupervisedConsumerOptions {
   readonly commitIntervalMs: number;
   /** BatchConsumer's: called once per partition of a fetch. */
   eachBatch(payload: EachBatchPayload): Promise<void>;
+  /** The member joined its group: what it owns now (kafkajs fetches from the committed offsets). */
+  onJoin?(owns: (topic: string, partition: number) => boolean): void;
   onCrash?(error: Error): void;
   onRestart?(): void;
   /** kafkajs moved past records it never handed to `eachBatch` (see `skippedByKafkajs`). */
-  onSkipped?(topic: string, partition: number): void;
+  onSkipped?(topic: string, partition: number, lastOffset: string): void;
 }
 
 /**
@@ -50,7 +52,6 @@ export class SupervisedConsumer {
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartAttempt = 0;
-  private readonly resumeTimers = new Set<NodeJS.Timeout>();
   /** The latest fetch's commit: unlike `consumer.commitOffsets`, it works until the member has left. */
   private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
 
@@ -76,7 +77,7 @@ export class SupervisedConsumer {
   async stop(): Promise<void> {
     this.stopping = true;
     this.state = 'stopping';
-    for (const timer of [this.restartTimer, ...this.resumeTimers]) clearTimeout(timer);
+    clearTimeout(this.restartTimer);
     this.commits.commitEveryOffset();
     await this.commits.flush().catch((error: unknown) => {
       this.options.logger.warn(`offset commit at stop failed: ${messageOf(error)}`);
@@ -86,15 +87,25 @@ export class SupervisedConsumer {
     this.state = 'stopped';
   }
 
-  /** Stops fetching a partition for `ms`, then fetches it again from its resolved offset. */
-  pause(topic: string, partition: number, ms: number): void {
+  /** Stops fetching a partition (a fetch in flight drops its records: they are fetched again). */
+  pause(topic: string, partition: number): void {
+    this.instance?.pause([{ topic, partitions: [partition] }]);
+  }
+
+  /** Fetches a paused partition again, from after what was handed over. */
+  resume(topic: string, partition: number): void {
+    this.instance?.resume([{ topic, partitions: [partition] }]);
+  }
+
+  /**
+   * The consumer cannot go on (BatchConsumer: the database stays down, a dead letter cannot be
+   * written): it leaves its group now and is rebuilt with backoff, as when kafkajs gives up.
+   */
+  fail(error: Error): void {
     const consumer = this.instance;
-    consumer?.pause([{ topic, partitions: [partition] }]);
-    const timer = setTimeout(() => {
-      this.resumeTimers.delete(timer);
-      consumer?.resume([{ topic, partitions: [partition] }]);
-    }, ms);
-    this.resumeTimers.add(timer);
+    if (this.stopping || this.state !== 'running' || consumer === undefined) return;
+    this.crashed(error, false);
+    void consumer.disconnect().catch(() => undefined);
   }
 
   /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() is called meanwhile. */
@@ -114,7 +125,16 @@ export class SupervisedConsumer {
       this.joined = true;
       this.restartAttempt = 0;
       this.assignment = memberAssignment;
-      this.commits.retain((topic, partition) => memberAssignment[topic]?.includes(partition) === true);
+      const owns = (topic: string, partition: number) =>
+        memberAssignment[topic]?.includes(partition) === true;
+      this.commits.retain(owns);
+      this.options.onJoin?.(owns);
+    });
+    // Before the member rejoins, what is durable is committed while it still owns its partitions.
+    consumer.on(consumer.events.REBALANCING, () => {
+      this.commits.flush().catch((error: unknown) => {
+        this.options.logger.warn(`offset commit before a rebalance failed: ${messageOf(error)}`);
+      });
     });
     consumer.on(consumer.events.CRASH, (event) => this.crashed(event.payload.error, event.payload.restart));
     consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => this.skippedByKafkajs(payload));
@@ -127,11 +147,14 @@ export class SupervisedConsumer {
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently,
       eachBatch: (payload) => {
+        // A consumer that failed is leaving its group: what it still fetches is not ours.
+        const live = this.state === 'running' || this.state === 'starting';
+        if (consumer !== this.instance || !live) return Promise.resolve();
         this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
         return this.options.eachBatch(payload);
       },
     });
-    this.state = 'running';
+    if (this.instance === consumer && this.state === 'starting') this.state = 'running';
   }
 
   /**
@@ -142,12 +165,7 @@ export class SupervisedConsumer {
    * in such a batch is ours to apply, so its offsets are durable as they are.
    */
   private skippedByKafkajs({ topic, partition, batchSize, lastOffset }: BatchEnd): void {
-    if (batchSize > 0) return;
-    const offset = (BigInt(lastOffset) + 1n).toString();
-    this.commits.add([{ topic, partition, offset }]).catch((error: unknown) => {
-      this.options.logger.warn(`offset commit failed, kept for the next one: ${messageOf(error)}`);
-    });
-    this.options.onSkipped?.(topic, partition);
+    if (batchSize === 0) this.options.onSkipped?.(topic, partition, lastOffset);
   }
 
   private crashed(error: Error, restartedByKafkajs: boolean): void {

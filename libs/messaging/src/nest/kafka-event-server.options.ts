@@ -27,7 +27,7 @@ export interface KafkaEventServerOptions {
   readonly rebalanceTimeoutMs?: number;
   readonly heartbeatIntervalMs?: number;
   /**
-   * A fetch returns once this much is there or after fetchMaxWaitMs. Defaults 1 byte and 500 ms:
+   * A fetch returns once this much is there or after fetchMaxWaitMs. Defaults 1 byte and 2 s:
    * a record is fetched the moment it arrives, an idle consumer waits in the broker.
    */
   readonly fetchMinBytes?: number;
@@ -35,10 +35,11 @@ export interface KafkaEventServerOptions {
   /** Bounds what one fetch holds in memory, per partition and in all. */
   readonly fetchMaxBytesPerPartition?: number;
   readonly fetchMaxBytes?: number;
-  /** Upper bound of events in one transaction (a larger fetch is applied in several). */
+  /**
+   * Upper bound of events in one transaction (what waits beyond it goes in the next one), and the
+   * records a partition may hold queued before kafkajs stops fetching it until it drains.
+   */
   readonly maxEventsPerTransaction?: number;
-  /** Pause after a fetch that carried records, so the next one brings a fuller batch. */
-  readonly lingerMs?: number;
   /**
    * At most one OffsetCommit per this interval (default 1000): a durable offset waits for the
    * next commit (a timer commits the last one). After a crash up to this much is fetched again
@@ -72,16 +73,15 @@ export interface KafkaEventServerOptions {
 
 export type UndecodableBatchPolicy = 'dead-letter' | 'stop';
 
-/** The defaults of the options above that have one. */
-const DEFAULTS = {
+/** The defaults of the options above that have one; the services' configuration takes them from here. */
+export const CONSUMER_DEFAULTS = {
   sessionTimeoutMs: 30_000,
   heartbeatIntervalMs: 3_000,
   fetchMinBytes: 1,
-  fetchMaxWaitMs: 500,
+  fetchMaxWaitMs: 2_000,
   fetchMaxBytesPerPartition: 256 * 1024,
   fetchMaxBytes: 4 * 1024 * 1024,
   maxEventsPerTransaction: 500,
-  lingerMs: 20,
   commitIntervalMs: 1_000,
   partitionsConsumedConcurrently: 64,
   fromBeginning: true,
@@ -95,7 +95,7 @@ export function resolveServerOptions(options: KafkaEventServerOptions) {
   // An option given as undefined keeps its default.
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
   return {
-    ...DEFAULTS,
+    ...CONSUMER_DEFAULTS,
     ...(given as KafkaEventServerOptions),
     groupId: options.groupId ?? consumerGroupOf(options.service),
     source: `${options.service}-service`,

@@ -4,6 +4,7 @@ import { BatchConsumer } from '../batch/batch-consumer';
 import { DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { SupervisedConsumer } from '../fetch/supervised-consumer';
 import { HandlerRegistry, type ProcessingHooks } from '../handlers/event-handlers';
+import { runBatchTransaction } from '../transaction/batch-transaction';
 import { ConsumerLagReader } from '../health/consumer-lag';
 import {
   emptyCounters,
@@ -31,8 +32,9 @@ export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
  * Nest transport strategy over kafkajs. The path of a record, top to bottom:
  * 1. SupervisedConsumer: one kafkajs consumer (one group per service, its dead-letter topic
  *    included), rebuilt with backoff when kafkajs gives up on it; it owns the offset commits.
- * 2. BatchConsumer: gathers a fetch's partitions, triages records, applies them (`settle`:
- *    one transaction, bisected on failure), sends dead letters, hands over durable offsets.
+ * 2. BatchConsumer: triages and queues what kafkajs hands over, so the next fetch runs while a
+ *    transaction does; one transaction at a time over what waits (`settle`: bisected on
+ *    failure), then dead letters, then the durable offsets.
  * 3. runBatchTransaction: inbox claim, the handlers (planHandlerCalls), outbox, COMMIT.
  * 4. The handlers: `@EventBatchPattern` (a list per call) or `@EventPattern` (one event per call).
  * Delivery is at-least-once; effects apply once per group because the inbox rows, the effects and
@@ -91,7 +93,9 @@ export class KafkaEventServer
       restartBackoff: resolved.restartBackoff,
       commitIntervalMs: resolved.commitIntervalMs,
       eachBatch: (payload) => this.batches.eachBatch(payload),
+      onJoin: (owns) => this.batches.reset(owns),
       onCrash: (error) => {
+        this.batches.reset(() => false);
         this.crashes.crashed(error);
         this._status$.next(this.main.state);
         // One listener that throws must not keep the others from hearing of the crash.
@@ -107,8 +111,19 @@ export class KafkaEventServer
         this.counters.restarts += 1;
         PipelineMetrics.consumerRestarts.inc();
       },
-      onSkipped: (topic, partition) => this.progress.attempted(topic, partition),
+      onSkipped: (topic, partition, lastOffset) => {
+        this.batches.skipped(topic, partition, lastOffset);
+        this.progress.attempted(topic, partition);
+      },
     });
+    const transaction = {
+      pool,
+      consumer: groupId,
+      source,
+      counters: this.counters,
+      logger,
+      handlers: this.registry,
+    };
     this.batches = new BatchConsumer({
       contracts: resolved.contracts,
       deadLetters: this.deadLetters,
@@ -116,19 +131,13 @@ export class KafkaEventServer
       counters: this.counters,
       logger,
       retry: resolved.retry,
-      heartbeatIntervalMs: resolved.heartbeatIntervalMs,
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
-      lingerMs: resolved.lingerMs,
       commits: this.main.commits,
-      transaction: {
-        pool,
-        consumer: groupId,
-        source,
-        counters: this.counters,
-        logger,
-        handlers: this.registry,
-      },
-      pausePartition: (topic, partition, ms) => this.main.pause(topic, partition, ms),
+      run: (events) => runBatchTransaction(transaction, events),
+      hasHandler: (type) => this.registry.has(type),
+      pause: (topic, partition) => this.main.pause(topic, partition),
+      resume: (topic, partition) => this.main.resume(topic, partition),
+      crash: (error) => this.main.fail(error),
       undecodableBatches: resolved.undecodableBatches,
       progressed: (topic, partition) => {
         this.progress.attempted(topic, partition);
@@ -145,11 +154,12 @@ export class KafkaEventServer
     );
   }
 
-  /** Stops fetching, lets the batch in hand finish and commit, then disconnects. */
+  /** Lets the transaction in hand finish, commits what is durable, then leaves the group. */
   async close(): Promise<void> {
     this._status$.next('stopping');
     this.unregisterLag?.();
     this.unregisterLag = undefined;
+    await this.batches.stop();
     await this.main.stop();
     await Promise.all([this.deadLetters.disconnect(), this.lag.close()]);
     this._status$.next('stopped');

@@ -13,6 +13,7 @@ import type pg from 'pg';
 import { inTransaction, type Sql } from '@pipeline/database';
 import { asDatabaseError } from '../errors/classify-error';
 import { insertOutboxRows } from '../outbox/outbox-writer';
+import { outboxCommitted } from '../outbox/outbox-commits';
 import type { PendingEvent } from '../events/consumed-event';
 import { TransactionScope } from '../handlers/event-batch';
 import type { HandlerRegistry, TraceContextOf } from '../handlers/event-handlers';
@@ -161,6 +162,8 @@ function afterCommit(
     scope,
   }: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope },
 ): void {
+  // The relay reads what this transaction published now, not on a NOTIFY's round trip.
+  if (scope.outbox.length > 0) outboxCommitted(deps.source);
   deps.counters.processed += processed.length;
   deps.counters.deduplicated += duplicates.length;
   try {

@@ -134,7 +134,6 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               fetchMinBytes: config.KAFKA_FETCH_MIN_BYTES,
               fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
               maxEventsPerTransaction: config.CONSUMER_MAX_EVENTS_PER_TRANSACTION,
-              lingerMs: config.CONSUMER_LINGER_MS,
               undecodableBatches: config.CONSUMER_UNDECODABLE_BATCH,
               compression: config.KAFKA_COMPRESSION,
               commitIntervalMs: config.CONSUMER_COMMIT_INTERVAL_MS,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { COMPRESSION_NAMES, type CompressionName } from '@pipeline/kafka-codecs';
 import { LogLevels } from '@pipeline/observability';
 import { OLDEST_EVENT_RECORD_MS } from '@pipeline/contracts';
-import { DEFAULT_RETRY } from '@pipeline/messaging';
+import { CONSUMER_DEFAULTS, DEFAULT_RETRY } from '@pipeline/messaging';
 
 /**
  * What the relay and the dead letters compress with unless KAFKA_COMPRESSION says otherwise: lz4
@@ -83,23 +83,21 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
     /**
      * A consumer fetch returns once this many bytes are there, or after KAFKA_FETCH_MAX_WAIT_MS:
      * an idle consumer waits in the broker (a fetch every 2 s). 1 (the saga's consumers): a
-     * record is fetched the moment it arrives, and batches come from CONSUMER_LINGER_MS. 64 KiB
+     * record is fetched the moment it arrives, and batches form while a transaction runs. 64 KiB
      * (email, analytics): the broker batches, for up to 2 s (see BENCHMARKS.md for the figures).
      */
-    KAFKA_FETCH_MIN_BYTES: positiveInt(defaults.fetchMinBytes ?? 1),
-    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(2000),
-    /** Upper bound of events one consumer transaction applies (a larger fetch takes several). */
-    CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(500),
+    KAFKA_FETCH_MIN_BYTES: positiveInt(defaults.fetchMinBytes ?? CONSUMER_DEFAULTS.fetchMinBytes),
+    KAFKA_FETCH_MAX_WAIT_MS: positiveInt(CONSUMER_DEFAULTS.fetchMaxWaitMs),
     /**
-     * The longest pause after a fetch that carried records, so what arrives meanwhile comes as
-     * one batch: none after a quiet spell, doubling from 5 ms while records keep coming.
+     * Upper bound of events one consumer transaction applies (what waits beyond it goes in the
+     * next), and of the records a partition holds queued before its fetching pauses.
      */
-    CONSUMER_LINGER_MS: z.coerce.number().int().min(0).default(100),
+    CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(CONSUMER_DEFAULTS.maxEventsPerTransaction),
     /**
      * At most one offset commit per this interval; a timer commits the last one. After a crash up
      * to this much is fetched again and dropped by the inbox. 0 commits after every transaction.
      */
-    CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+    CONSUMER_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).default(CONSUMER_DEFAULTS.commitIntervalMs),
     /**
      * A record batch the consumer cannot decode (a codec it lacks, corrupt bytes): `dead-letter`
      * records its offset range in the service's dead-letter topic and moves past it (a metric and
