@@ -69,6 +69,7 @@ function consumerWith(
     undecodableBatches?: 'dead-letter' | 'stop';
     run?: (events: readonly PendingEvent[]) => Promise<void>;
     maxEventsPerTransaction?: number;
+    busyLingerMs?: number;
   } = {},
 ) {
   const commit = vi.fn((_offsets: unknown) => Promise.resolve());
@@ -86,6 +87,7 @@ function consumerWith(
     logger: quiet,
     retry: { attempts: 3, initialBackoffMs: 5, maxBackoffMs: 10, outageWindowMs: 0 },
     maxEventsPerTransaction: options.maxEventsPerTransaction ?? 500,
+    busyLingerMs: options.busyLingerMs ?? 0,
     commits: { add: commit },
     run,
     hasHandler: () => true,
@@ -312,5 +314,26 @@ describe('BatchConsumer: batches that form by themselves', () => {
 
     expect(commit).toHaveBeenCalledWith([{ topic: 'orders', partition: 0, offset: '1' }]);
     expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('waits before the next transaction only after one of several records, never after one alone', async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer } = consumerWith({ run, busyLingerMs: 60_000 });
+
+    await handOver(consumer, [event('0')]);
+    await until(() => calls.length === 1);
+    await handOver(consumer, [event('1')]);
+    calls[0]!.commit();
+    // A transaction of one record: the next one starts at once.
+    await until(() => calls.length === 2);
+    await handOver(consumer, [event('2'), event('3')]);
+    calls[1]!.commit();
+    await until(() => calls.length === 3);
+    expect(calls[2]!.offsets).toEqual(['0@2', '0@3']);
+    await handOver(consumer, [event('4')]);
+    calls[2]!.commit();
+    // Behind: the next transaction waits for company (a minute here), so nothing starts now.
+    for (let turn = 0; turn < 100; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toHaveLength(3);
   });
 });

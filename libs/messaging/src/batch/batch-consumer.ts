@@ -16,6 +16,11 @@ export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   readonly deadLetters: DeadLetterPublisher;
   /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
   readonly deadLetterTopic: string;
+  /**
+   * After a transaction that held more than one record (the service is behind), wait this long
+   * before the next one, so it carries more. Never after a transaction of one record.
+   */
+  readonly busyLingerMs?: number;
   /** Upper bound of events in one transaction; what waits beyond it goes in the next one. */
   readonly maxEventsPerTransaction: number;
   /** One transaction over the events (runBatchTransaction); rejects when it rolled back. */
@@ -257,6 +262,11 @@ export class BatchConsumer {
   private async drain(): Promise<void> {
     for (let chunk = this.take(); chunk !== undefined && !this.stopped; chunk = this.take()) {
       await this.apply(chunk);
+      // Only while the service is behind (the transaction took several events, so more came in
+      // while the one before it ran): a short wait lets the next one carry more per commit.
+      const busyLingerMs = this.deps.busyLingerMs ?? 0;
+      if (busyLingerMs > 0 && chunk.parts.reduce((sum, part) => sum + part.records.length, 0) > 1)
+        await new Promise((resolve) => setTimeout(resolve, busyLingerMs));
     }
     this.scheduleUnblock();
   }

@@ -40,6 +40,8 @@ export interface KafkaEventServerOptions {
    * records a partition may hold queued before kafkajs stops fetching it until it drains.
    */
   readonly maxEventsPerTransaction?: number;
+  /** A short wait after a transaction of several records, only then (BatchConsumer). */
+  readonly busyLingerMs?: number;
   /**
    * At most one OffsetCommit per this interval (default 1000): a durable offset waits for the
    * next commit (a timer commits the last one). After a crash up to this much is fetched again
@@ -82,6 +84,7 @@ export const CONSUMER_DEFAULTS = {
   fetchMaxBytesPerPartition: 256 * 1024,
   fetchMaxBytes: 4 * 1024 * 1024,
   maxEventsPerTransaction: 500,
+  busyLingerMs: 20,
   commitIntervalMs: 1_000,
   partitionsConsumedConcurrently: 64,
   fromBeginning: true,

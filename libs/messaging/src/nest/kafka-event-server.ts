@@ -132,6 +132,7 @@ export class KafkaEventServer
       logger,
       retry: resolved.retry,
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
+      busyLingerMs: resolved.busyLingerMs,
       commits: this.main.commits,
       run: (events) => runBatchTransaction(transaction, events),
       hasHandler: (type) => this.registry.has(type),

@@ -134,6 +134,7 @@ export class ServiceCoreModule implements OnApplicationShutdown {
               fetchMinBytes: config.KAFKA_FETCH_MIN_BYTES,
               fetchMaxWaitMs: config.KAFKA_FETCH_MAX_WAIT_MS,
               maxEventsPerTransaction: config.CONSUMER_MAX_EVENTS_PER_TRANSACTION,
+              busyLingerMs: config.CONSUMER_BUSY_LINGER_MS,
               undecodableBatches: config.CONSUMER_UNDECODABLE_BATCH,
               compression: config.KAFKA_COMPRESSION,
               commitIntervalMs: config.CONSUMER_COMMIT_INTERVAL_MS,

@@ -94,6 +94,12 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      */
     CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(CONSUMER_DEFAULTS.maxEventsPerTransaction),
     /**
+     * After a transaction that held more than one record (the service is behind), the consumer
+     * waits this long before the next one, so it carries more; never after one of a single record,
+     * so an order at everyday rates never waits on it. 0: never.
+     */
+    CONSUMER_BUSY_LINGER_MS: z.coerce.number().int().min(0).default(CONSUMER_DEFAULTS.busyLingerMs),
+    /**
      * At most one offset commit per this interval; a timer commits the last one. After a crash up
      * to this much is fetched again and dropped by the inbox. 0 commits after every transaction.
      */
