@@ -130,7 +130,9 @@ describe('console: dead letters, and redriving them from the UI', () => {
     const selector = `[data-event-id="${event.id}"]`;
     const row = await deadLetterRow('email', selector);
     await expect(row.locator('[data-field="error-class"]').textContent()).resolves.toBe('retriable');
-    await expect(row.locator('[data-field="attempts"]').textContent()).resolves.toBe('3');
+    // Its 3 attempts, and as many more as its partition made while it waited out the SMTP outage
+    // (CONSUMER_RETRY_OUTAGE_WINDOW_MS): how many depends on how fast each retry comes round.
+    expect(Number(await row.locator('[data-field="attempts"]').textContent())).toBeGreaterThanOrEqual(3);
 
     // The SMTP server is back: email-service restarts on it, same database and group.
     await email!.stop();
