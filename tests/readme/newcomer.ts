@@ -48,10 +48,12 @@ export function freshClone(): string {
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(clone, 'node_modules'));
   // The scripts run `npm ci` when package-lock.json is newer than the installed tree
   // (scripts/lib/common.sh), and a fresh checkout always is: through the shared node_modules that
-  // would reinstall it under every other test running. The tree was installed from this lock
-  // file, so the clone's copy gets the tree's time.
+  // would reinstall it under every other test running (npm ci through the symlink empties the
+  // shared tree). The tree was installed from this lock file, so the clone's copy is dated a
+  // second before the tree: a Date holds whole milliseconds, and the tree's own time rounded to
+  // one could land after it (it did, about every other run).
   const installed = statSync(join(REPO_ROOT, 'node_modules/.package-lock.json'));
-  utimesSync(join(clone, 'package-lock.json'), installed.atime, installed.mtime);
+  utimesSync(join(clone, 'package-lock.json'), installed.atime, new Date(installed.mtimeMs - 1000));
   return clone;
 }
 
