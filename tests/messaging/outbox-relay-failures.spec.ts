@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKafka, outboxCommitted, writeToOutbox } from '@pipeline/messaging';
-import { sqlOverPrisma } from '@pipeline/database';
+import pg from 'pg';
+import { inTransaction, isInProcessWriter, sqlOverPrisma, trackInProcessWriters } from '@pipeline/database';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
@@ -185,6 +186,42 @@ describe('OutboxRelay under failure', () => {
     outboxCommitted('order-service');
     await until(() => relay.stats.published === 5, { what: 'woken in process' });
     expect(await sequencesOn(topic.name)).toEqual(range(1, 5));
+  });
+
+  it("skips the NOTIFY of a commit by its own process's pool, which wakes it in process, and not another's", async () => {
+    const db = await database('relay-own-notify');
+    const topic = testTopic('relay-own-notify');
+    await topic.create();
+    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+    trackInProcessWriters(pool);
+    cleanups.push(() => pool.end());
+    await write(db, topic.name, 1);
+    const relay = relayOn(db, { pollIntervalMs: 60_000 });
+    await relay.start();
+    await until(() => relay.stats.published === 1, { what: 'the start-up pass' });
+    // A session of our own that hears every NOTIFY from now on, to know when A's has been sent.
+    const listener = new pg.Client({ connectionString: db.url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    const senders: number[] = [];
+    listener.on('notification', (message) => void senders.push(message.processId));
+    await listener.query('LISTEN outbox');
+
+    // A: committed by the process's pool, whose writer forgot to say so in process.
+    const a = { topic: topic.name, key: 'k', type: 'test.happened', payload: { key: 'k', seq: 2 } };
+    await inTransaction(pool, (sql) =>
+      writeToOutbox(sql, [{ ...a, correlationId: 'k' }], { source: 'order-service' }),
+    );
+    await until(() => senders.length === 1, { what: "A's NOTIFY" });
+    expect(isInProcessWriter(senders[0]!)).toBe(true);
+    // B: committed by another session (another process, for all the relay knows).
+    await write(db, topic.name, 1, 3);
+    await until(() => relay.stats.published === 3, { what: "B's NOTIFY" });
+    expect(isInProcessWriter(senders[1]!)).toBe(false);
+
+    // A's NOTIFY woke nothing: A went out with B, in the pass B's NOTIFY started.
+    expect(relay.stats.batches).toBe(2);
+    expect(await sequencesOn(topic.name)).toEqual(range(1, 3));
   });
 
   it('stops publishing when its database session dies, then takes the lock again and goes on', async () => {

@@ -1,2 +1,3 @@
 export * from './sql';
 export * from './sql-client';
+export * from './in-process-writers';

@@ -1,5 +1,6 @@
 import { backoffDelay, onOutboxCommitted, sleep } from '@pipeline/messaging';
 import { CompressionTypeOf } from '@pipeline/kafka-codecs';
+import { isInProcessWriter } from '@pipeline/database';
 import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
@@ -200,7 +201,11 @@ export class OutboxRelay {
       RelayConnection.open({
         databaseUrl: this.options.databaseUrl,
         applicationName: `outbox-relay:${this.options.service}`,
-        onNotify: () => this.wake.notify(),
+        // A commit of this process's own pool woke the relay already (outboxCommitted): its NOTIFY
+        // would be a second read of the outbox for the same rows.
+        onNotify: (senderPid) => {
+          if (!isInProcessWriter(senderPid)) this.wake.notify();
+        },
         onLost: (error) => {
           if (this.leader) this.logger.warn(`${this.name}: lost its database session (${error.message})`);
           this.leader = false;

@@ -7,8 +7,8 @@ export interface RelayConnectionOptions {
   readonly applicationName: string;
   /** Called once when the session ends unexpectedly: its advisory lock is gone with it. */
   readonly onLost: (error: Error) => void;
-  /** Called for every NOTIFY on the `outbox` channel. */
-  readonly onNotify: () => void;
+  /** Called for every NOTIFY on the `outbox` channel, with the backend pid of the session that sent it. */
+  readonly onNotify: (senderPid: number) => void;
 }
 
 /**
@@ -43,7 +43,7 @@ export class RelayConnection {
     client.on('error', (error) => connection.markLost(error));
     client.on('end', () => connection.markLost(new Error('database session ended')));
     client.on('notification', (message) => {
-      if (message.channel === 'outbox') options.onNotify();
+      if (message.channel === 'outbox') options.onNotify(message.processId);
     });
     try {
       await client.connect();

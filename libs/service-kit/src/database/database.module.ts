@@ -9,7 +9,7 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { countStatements } from '@pipeline/database';
+import { countStatements, trackInProcessWriters } from '@pipeline/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 
@@ -53,6 +53,8 @@ export function createDatabasePool(options: DatabasePoolOptions): pg.Pool {
   // unheard, it would end the process. The pool discards that connection and opens a new one on
   // the next checkout; the transaction in hand fails and is retried.
   pool.on('connect', countStatements);
+  // Its writers wake the service's relay in process; the relay skips their NOTIFYs.
+  trackInProcessWriters(pool);
   pool.on('error', (error) => {
     new Logger('Database').warn(`idle connection lost: ${error.message}`);
   });
