@@ -2,7 +2,6 @@ export * from './topics/topic-names';
 export * from './topics/topic-catalogue';
 export * from './envelope/header-names';
 export * from './envelope/event-envelope';
-export * from './envelope/record-triage';
 export * from './topics/topic-prefix';
 export * from './email/message-id';
 export * from './events/fields';

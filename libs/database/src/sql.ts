@@ -45,11 +45,13 @@ export interface InTransactionOptions {
 
 /**
  * Runs `work` in one transaction on a connection of `pool`: COMMIT when it resolves, ROLLBACK
- * when it throws (the error is rethrown). A connection whose ROLLBACK failed is discarded.
+ * when it throws (the error is rethrown). A connection whose ROLLBACK failed is discarded. `work`
+ * also gets the connection itself, for a caller that wraps its statements (the consumer's
+ * transaction records which errors the database raised).
  */
 export async function inTransaction<R>(
   pool: pg.Pool,
-  work: (sql: Sql) => Promise<R>,
+  work: (sql: Sql, client: pg.PoolClient) => Promise<R>,
   options: InTransactionOptions = {},
 ): Promise<R> {
   const client = await connect(pool, options.connectTimeoutMs);
@@ -60,7 +62,7 @@ export async function inTransaction<R>(
   client.on('error', ignore);
   try {
     await client.query('BEGIN');
-    const result = await work(sqlOver(client));
+    const result = await work(sqlOver(client), client);
     await client.query('COMMIT');
     return result;
   } catch (error) {

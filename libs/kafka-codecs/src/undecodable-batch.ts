@@ -15,10 +15,15 @@ export interface UndecodableBatch {
   readonly error: string;
 }
 
+/**
+ * A message as the patched decoder hands it over: `undecodable` is set on a placeholder only. A
+ * property, not a function, because the consumer reads it for every record.
+ */
+export type FetchedMessage = KafkaMessage & { readonly undecodable?: UndecodableBatch };
+
 /** The undecodable batch a fetched message stands for, if it is such a placeholder. */
-export function undecodableBatchOf(message: KafkaMessage): UndecodableBatch | undefined {
-  return (message as KafkaMessage & { undecodable?: UndecodableBatch }).undecodable;
-}
+export const undecodableBatchOf = (message: KafkaMessage): UndecodableBatch | undefined =>
+  (message as FetchedMessage).undecodable;
 
 /** The codec's name, or `codec <id>` for an id no Kafka version defines. */
 export const compressionNameOf = (id: number): CompressionName | `codec ${number}` =>

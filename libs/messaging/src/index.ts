@@ -1,8 +1,15 @@
 export * from './kafka/kafka.options';
 export * from './kafka/kafka.tokens';
 export * from './nest/kafka.module';
-export * from './outbox/outbox-writer';
-export { onOutboxCommitted, outboxCommitted } from './outbox/outbox-commits';
+export {
+  draftOutboxRows,
+  insertOutboxRows,
+  onOutboxCommitted,
+  outboxCommitted,
+  writeToOutbox,
+  type OutboxRowDraft,
+  type OutboxWriteOptions,
+} from './transaction/batch-transaction';
 export { chunkBySize, recordBytes } from './kafka/record-size';
 export * from './errors/pipeline-error';
 export * from './errors/classify-error';
@@ -12,16 +19,16 @@ export {
   EventBatch,
   EventBatchPattern,
   EventContext,
-  TransactionScope,
   blame,
   culpritOf,
   isHandlerContext,
   type PublishedEvent,
 } from './handlers/event-batch';
-export type { ConsumedEvent, RecordPosition } from './events/consumed-event';
+export type { ConsumedEvent, RecordPosition } from './handlers/event-batch';
+export { TransactionScope } from './transaction/batch-transaction';
 export { UnclassifiedHandlerError } from './handlers/event-handlers';
 export * from './events/consumer-stats';
-export { isBrokerOutage } from './health/crash-streak';
+export { isBrokerOutage } from './health/liveness';
 // The dead-letter path's parts, for code that runs it outside the NestJS server (the experiments).
 export { DeadLetterPublisher, deadLetterHeaders, type DeadLetter } from './dead-letters/dead-letter';
 export { logDeadLetter } from './dead-letters/dead-letter-log';

@@ -5,4 +5,3 @@ export * from './metrics/prometheus-text';
 export * from './metrics/registry';
 export * from './tracing/telemetry';
 export * from './tracing/messaging-spans';
-export { isSampled } from './tracing/sampler';

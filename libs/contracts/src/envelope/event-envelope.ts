@@ -1,11 +1,14 @@
-import { currentVersionOf } from '../events/read-event';
+import { EventDescriptors } from '../events/event-catalogue';
 import {
   CLOUD_EVENTS_SPEC_VERSION,
   EventHeaders,
   JSON_CONTENT_TYPE,
   RequiredEventHeaderNames,
-  dataSchemaOf,
 } from './header-names';
+
+// The envelope in both directions, in one file: a consumer's triage (decodeEnvelope,
+// triageRecord) and what a producer writes (metadataOf, encodeHeaders). Both run for every record,
+// so nothing here calls into another file per record (docs/messaging.md, the consumer path).
 
 /** The CloudEvents attributes and saga metadata every event carries. */
 export interface EventMetadata {
@@ -44,6 +47,15 @@ export interface OutgoingEvent<Payload = unknown> {
 
 export type RecordHeaders = Record<string, string>;
 
+/** CloudEvents `dataschema` of a type's payload version: `urn:order-pipeline:<type>:v<version>`. */
+export const dataSchemaOf = (type: string, version: number): string =>
+  `urn:order-pipeline:${type}:v${version}`;
+
+/** The `ce_dataschema` producers write for each declared type, decided once (its current version). */
+const CURRENT_DATA_SCHEMAS: ReadonlyMap<string, string> = new Map(
+  EventDescriptors.map(({ type, version }) => [type, dataSchemaOf(type, version)]),
+);
+
 export function metadataOf(
   event: OutgoingEvent,
   source: string,
@@ -55,7 +67,11 @@ export function metadataOf(
     type: event.type,
     source,
     time: (event.time ?? new Date()).toISOString(),
-    dataSchema: dataSchemaOf(event.type, event.version ?? currentVersionOf(event.type)),
+    // A type the contracts do not declare is written as version 1 (currentVersionOf).
+    dataSchema:
+      event.version === undefined
+        ? (CURRENT_DATA_SCHEMAS.get(event.type) ?? dataSchemaOf(event.type, 1))
+        : dataSchemaOf(event.type, event.version),
     correlationId: event.correlationId,
     ...(event.causationId ? { causationId: event.causationId } : {}),
     ...trace,
@@ -197,4 +213,71 @@ export function decodeEnvelope(
     return { ok: false, reason: `${EventHeaders.time} "${metadata.time}" is not an ISO-8601 time` };
   }
   return { ok: true, metadata, payload };
+}
+
+export type ParseResult =
+  | { readonly ok: true; readonly type: string; readonly payload: unknown }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * What the consumer asks the contracts before it lets a record reach a handler. Pluggable so
+ * tests (and forks) can declare their own events on their own topics.
+ */
+export interface EventContracts {
+  isDeclaredFor(topic: string, type: string): boolean;
+  /** Validates a payload against the version `dataSchema` (the record's `ce_dataschema`) names. */
+  parseEvent(type: string, value: unknown, dataSchema?: string): ParseResult;
+  /** The `ce_dataschema`s this consumer reads for `type`; undefined: any (or none). */
+  dataSchemasFor?(type: string): readonly string[] | undefined;
+  /** Whether a `null` value (a tombstone on a compacted topic) is legal for `type`. */
+  allowsTombstone?(type: string): boolean;
+}
+
+// PIPELINE_CONTRACTS, the pipeline's own EventContracts, is in events/read-event.ts.
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type Triage =
+  /** Never processable: dead-letter at once. */
+  | { readonly kind: 'poison'; readonly reason: string }
+  /** Declared for the topic, but this service has no handler for it: skip and commit. */
+  | { readonly kind: 'unhandled'; readonly type: string }
+  | { readonly kind: 'event'; readonly metadata: EventMetadata; readonly payload: unknown };
+
+/**
+ * Decides what a record is before any transaction: a malformed envelope, a type the contracts
+ * do not declare for the topic, a schema version this build does not read or a payload that
+ * violates the schema are poison; retrying them cannot help.
+ */
+export function triageRecord(
+  topic: string,
+  message: { readonly value: Buffer | null; readonly headers?: RawHeaders },
+  contracts: EventContracts,
+  hasHandler: (type: string) => boolean,
+): Triage {
+  const decoded = decodeEnvelope(message.value, message.headers);
+  if (!decoded.ok) return { kind: 'poison', reason: decoded.reason };
+  const { metadata } = decoded;
+  if (!UUID.test(metadata.id))
+    return { kind: 'poison', reason: `${EventHeaders.id} "${metadata.id}" is not a UUID` };
+  if (!contracts.isDeclaredFor(topic, metadata.type)) {
+    return { kind: 'poison', reason: `event type "${metadata.type}" is not declared for topic "${topic}"` };
+  }
+  const accepted = contracts.dataSchemasFor?.(metadata.type);
+  const { dataSchema } = metadata;
+  if (accepted !== undefined && dataSchema !== undefined && !accepted.includes(dataSchema)) {
+    const reads = accepted.map((schema) => `"${schema}"`).join(', ');
+    return {
+      kind: 'poison',
+      reason: `unsupported ${EventHeaders.dataSchema} "${dataSchema}" (this consumer reads ${reads})`,
+    };
+  }
+  if (!hasHandler(metadata.type)) return { kind: 'unhandled', type: metadata.type };
+  if (decoded.payload === null && message.value === null && contracts.allowsTombstone?.(metadata.type)) {
+    return { kind: 'event', metadata, payload: null };
+  }
+  const parsed = contracts.parseEvent(metadata.type, decoded.payload, dataSchema);
+  if (!parsed.ok)
+    return { kind: 'poison', reason: `payload violates the "${metadata.type}" schema: ${parsed.reason}` };
+  return { kind: 'event', metadata, payload: parsed.payload };
 }

@@ -88,6 +88,3 @@ export const ReplayHeaders = {
 
 export const CLOUD_EVENTS_SPEC_VERSION = '1.0';
 export const JSON_CONTENT_TYPE = 'application/json';
-
-export const dataSchemaOf = (type: string, version: number): string =>
-  `urn:order-pipeline:${type}:v${version}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dataSchemaOf } from '../envelope/header-names';
+import { dataSchemaOf } from '../envelope/event-envelope';
 import { TopicCatalogue } from '../topics/topic-catalogue';
 import { ServiceNames, deadLetterTopic } from '../topics/topic-names';
 import {

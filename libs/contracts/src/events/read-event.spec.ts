@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { dataSchemaOf } from '../envelope/header-names';
+import { dataSchemaOf } from '../envelope/event-envelope';
 import { Topics } from '../topics/topic-names';
 import { acceptedVersion, defineEvent } from './event-descriptor';
 import { EventDescriptors } from './event-catalogue';

@@ -1,8 +1,10 @@
 import type { z } from 'zod';
-import { EventHeaders, dataSchemaOf } from '../envelope/header-names';
+import { EventHeaders } from '../envelope/header-names';
+import { dataSchemaOf, type EventContracts } from '../envelope/event-envelope';
 import {
   EventCatalogue,
   describeIssues,
+  isDeclaredFor,
   isEventType,
   type EventParseFailure,
   type ParseEventResult,
@@ -77,3 +79,11 @@ function withoutUnknownFields(schema: z.ZodType, value: unknown): z.ZodSafeParse
   }
   return schema.safeParse(copy);
 }
+
+/** The pipeline's own contracts, as the consumer asks them (EventContracts, triageRecord). */
+export const PIPELINE_CONTRACTS: EventContracts = {
+  isDeclaredFor,
+  parseEvent: (type, value, dataSchema) => readEvent(type, value, dataSchema),
+  dataSchemasFor: (type) => (isEventType(type) ? acceptedDataSchemasOf(type) : undefined),
+  allowsTombstone: (type) => isEventType(type) && 'tombstone' in EventCatalogue[type],
+};

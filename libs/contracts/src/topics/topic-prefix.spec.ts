@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_CONTRACTS } from '../envelope/record-triage';
+import { PIPELINE_CONTRACTS } from '../events/read-event';
 import { withoutTopicPrefix, withTopicPrefix } from './topic-prefix';
 
 describe('withTopicPrefix', () => {

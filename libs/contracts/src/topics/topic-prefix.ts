@@ -1,4 +1,4 @@
-import type { EventContracts } from '../envelope/record-triage';
+import type { EventContracts } from '../envelope/event-envelope';
 
 /**
  * An optional prefix on every topic name at the Kafka edge (`test.x1.orders`), so that test runs

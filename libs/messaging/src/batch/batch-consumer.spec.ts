@@ -4,7 +4,7 @@ import { encodeHeaders, metadataOf, type EventContracts } from '@pipeline/contra
 import { BatchConsumer } from './batch-consumer';
 import { emptyCounters } from '../events/consumer-stats';
 import type { DeadLetterPublisher } from '../dead-letters/dead-letter';
-import type { PendingEvent } from '../events/consumed-event';
+import type { PendingEvent } from '../handlers/event-batch';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
 

@@ -3,10 +3,10 @@ import { PipelineMetrics, contextFromHeaders, isSampled, messageOf } from '@pipe
 import type { EachBatchPayload, KafkaMessage, TopicPartitionOffsetAndMetadata } from 'kafkajs';
 import { countDeadLetters, type DeadLetter, type DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { logDeadLetter } from '../dead-letters/dead-letter-log';
-import type { PendingEvent } from '../events/consumed-event';
+import type { PendingEvent } from '../handlers/event-batch';
 import { countSkipped } from '../events/consumer-stats';
 import { triageRecord, type EventContracts } from '@pipeline/contracts';
-import { describeUndecodable, undecodableBatchOf } from '@pipeline/kafka-codecs';
+import { describeUndecodable, type FetchedMessage } from '@pipeline/kafka-codecs';
 import { Retries, settle, type Failure, type RetriesDeps, type Settlement } from './isolate';
 import type { UndecodableBatchPolicy } from '../nest/kafka-event-server.options';
 import { UndecodableBatchError } from '../errors/pipeline-error';
@@ -23,10 +23,12 @@ export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   readonly busyLingerMs?: number;
   /** Upper bound of events in one transaction; what waits beyond it goes in the next one. */
   readonly maxEventsPerTransaction: number;
+  // run, hasHandler and progressed are called per record as they are given (no wrapper here), so
+  // the path of a record enters the files that define them only (docs/messaging.md).
   /** One transaction over the events (runBatchTransaction); rejects when it rolled back. */
-  run(events: readonly PendingEvent[]): Promise<void>;
+  readonly run: (events: readonly PendingEvent[]) => Promise<void>;
   /** Whether a handler takes events of this type (others are skipped and committed). */
-  hasHandler(type: string): boolean;
+  readonly hasHandler: (type: string) => boolean;
   /** Where offsets go once what they cover is durable (the consumer's OffsetCommits). */
   readonly commits: { add(offsets: readonly TopicPartitionOffsetAndMetadata[]): Promise<void> };
   /** What to do with a record batch that cannot be decoded (KafkaEventServerOptions). */
@@ -37,7 +39,7 @@ export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   /** The consumer cannot go on (the database stays down, a dead letter cannot be written). */
   crash(error: Error): void;
   /** An attempt at the partition's records finished, whatever its outcome (liveness). */
-  progressed?(topic: string, partition: number): void;
+  readonly progressed?: (topic: string, partition: number) => void;
 }
 
 /** A record after triage. */
@@ -199,7 +201,7 @@ export class BatchConsumer {
       logDeadLetter(logger, topic, partition, message);
       return { kind: 'logged' };
     }
-    const batch = undecodableBatchOf(message);
+    const batch = (message as FetchedMessage).undecodable;
     if (batch !== undefined) {
       const where = describeUndecodable(topic, partition, batch);
       if (this.deps.undecodableBatches === 'stop') {
@@ -220,7 +222,7 @@ export class BatchConsumer {
       };
       return { kind: 'poison', letter };
     }
-    const triage = triageRecord(topic, message, contracts, (type) => this.deps.hasHandler(type));
+    const triage = triageRecord(topic, message, contracts, this.deps.hasHandler);
     if (triage.kind === 'unhandled') return triage;
     const { offset } = message;
     if (triage.kind === 'poison') {
@@ -311,7 +313,7 @@ export class BatchConsumer {
       result =
         events.length === 0
           ? { done: [], deadLetters: [], blocked: new Map() }
-          : await settle(events, (list) => this.deps.run(list), this.retries.policy);
+          : await settle(events, this.deps.run, this.retries.policy);
     } finally {
       for (const { queue } of chunk.parts) queue.inFlight = false;
     }
@@ -323,13 +325,13 @@ export class BatchConsumer {
       if (current) for (const { queue } of chunk.parts) this.blockQueue(queue, delay);
       return;
     }
-    this.retries.applied();
     const settled = new Set<PendingEvent>([
       ...result.done,
       ...result.deadLetters.map((failure) => failure.event),
     ]);
     const letters = result.deadLetters.map((failure) => this.retries.letterOf(failure));
     const resolved: { queue: PartitionQueue; next: bigint }[] = [];
+    const resolvedEvents: PendingEvent[] = [];
     for (const { queue, records } of chunk.parts) {
       const stopAt = result.blocked.get(`${queue.topic}/${queue.partition}`)?.event.position.offset;
       let index = 0;
@@ -338,7 +340,7 @@ export class BatchConsumer {
         if (offset === stopAt || (triaged.kind === 'event' && !settled.has(triaged.event))) break;
         if (triaged.kind === 'poison') letters.push(triaged.letter);
         if (triaged.kind === 'unhandled') countSkipped(this.deps.counters, queue.topic, triaged.type);
-        if (triaged.kind === 'event') this.retries.resolved(triaged.event);
+        if (triaged.kind === 'event') resolvedEvents.push(triaged.event);
       }
       if (current && index < records.length) queue.records.unshift(...records.slice(index));
       if (index === 0) continue;
@@ -347,6 +349,7 @@ export class BatchConsumer {
       const drained = queue.records.length === 0 && queue.end !== undefined && queue.end > next;
       resolved.push({ queue, next: drained ? queue.end! : next });
     }
+    this.retries.applied(resolvedEvents);
     // Durable before any offset moves past them; a failure here restarts the consumer.
     letters.sort(
       (a, b) => a.partition - b.partition || Number(BigInt(a.message.offset) - BigInt(b.message.offset)),

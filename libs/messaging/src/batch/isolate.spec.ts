@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConsumedEvent } from '../events/consumed-event';
+import type { ConsumedEvent } from '../handlers/event-batch';
 import { settle, type IsolationPolicy } from './isolate';
 
 const event = (partition: number, offset: number, attempt = 1): ConsumedEvent => ({

@@ -8,9 +8,13 @@ import {
   isUnavailable,
 } from '../errors/classify-error';
 import type { ConsumerCounters } from '../events/consumer-stats';
-import { describeEvent, partitionOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
-import { withEventLogContext } from '../events/event-log-context';
-import { culpritOf } from '../handlers/event-batch';
+import {
+  culpritOf,
+  type ConsumedEvent,
+  type PendingEvent,
+  type RecordPosition,
+} from '../handlers/event-batch';
+import { withEventLogContext } from '../handlers/event-handlers';
 import { backoffDelay, type RetryOptions } from '../retry/backoff';
 import type { ErrorClass } from '../errors/pipeline-error';
 
@@ -155,13 +159,10 @@ export class Retries {
     return (this.attempts.get(`${topic}/${partition}@${offset}`)?.count ?? 0) + 1;
   }
 
-  /** Its offset moved on: nothing to remember. A chunk got through: the database is back. */
-  resolved(event: ConsumedEvent): void {
-    this.attempts.delete(attemptKey(event));
-  }
-
-  applied(): void {
+  /** A chunk got through: the database is back, and what it resolved has nothing to remember. */
+  applied(resolved: readonly ConsumedEvent[]): void {
     this.unavailableStreak = 0;
+    for (const event of resolved) this.attempts.delete(attemptKey(event));
   }
 
   /** Its partition waits for the backoff, then the record is tried again. */
@@ -228,3 +229,10 @@ export class Retries {
 
 const attemptKey = (event: ConsumedEvent): string =>
   `${partitionOf(event.position)}@${event.position.offset}`;
+
+/** `topic/partition`: the unit of order and of offsets. */
+export const partitionOf = (position: Pick<RecordPosition, 'topic' | 'partition'>): string =>
+  `${position.topic}/${position.partition}`;
+
+export const describeEvent = (event: ConsumedEvent): string =>
+  `${event.metadata.type} ${event.metadata.id} (${partitionOf(event.position)}@${event.position.offset})`;

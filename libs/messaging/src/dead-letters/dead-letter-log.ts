@@ -3,7 +3,7 @@ import { context } from '@opentelemetry/api';
 import { contextFromHeaders, withLogContext, type LogContext } from '@pipeline/observability';
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
 import type { KafkaMessage } from 'kafkajs';
-import { orderIdOf } from '../events/event-log-context';
+import { orderIdOf } from '../handlers/event-handlers';
 
 /**
  * Logs each record of the service's dead-letter topic at WARN with its diagnostic headers: the

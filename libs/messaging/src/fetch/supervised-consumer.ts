@@ -25,8 +25,6 @@ export interface SupervisedConsumerOptions {
   readonly logger: LoggerService;
   readonly restartBackoff: { readonly initialBackoffMs: number; readonly maxBackoffMs: number };
   readonly commitIntervalMs: number;
-  /** BatchConsumer's: called once per partition of a fetch. */
-  eachBatch(payload: EachBatchPayload): Promise<void>;
   /** The member joined its group: what it owns now (kafkajs fetches from the committed offsets). */
   onJoin?(owns: (topic: string, partition: number) => boolean): void;
   onCrash?(error: Error): void;
@@ -52,6 +50,8 @@ export class SupervisedConsumer {
   private stopping = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private restartAttempt = 0;
+  /** BatchConsumer's `eachBatch`, called once per partition of a fetch (`handOverTo`). */
+  private eachBatch: ((payload: EachBatchPayload) => Promise<void>) | undefined;
   /** The latest fetch's commit: unlike `consumer.commitOffsets`, it works until the member has left. */
   private commitThroughGroup: ((offsets: Offsets) => Promise<void>) | undefined;
 
@@ -87,29 +87,38 @@ export class SupervisedConsumer {
     this.state = 'stopped';
   }
 
-  /** Stops fetching a partition (a fetch in flight drops its records: they are fetched again). */
-  pause(topic: string, partition: number): void {
-    this.instance?.pause([{ topic, partitions: [partition] }]);
+  /** Where kafkajs's fetches go from the next start on: set once, when the parts are wired. */
+  handOverTo(eachBatch: (payload: EachBatchPayload) => Promise<void>): void {
+    this.eachBatch = eachBatch;
   }
 
+  // pause, resume and fail are properties, so the consumer that calls them holds them as they are.
+
+  /** Stops fetching a partition (a fetch in flight drops its records: they are fetched again). */
+  readonly pause = (topic: string, partition: number): void => {
+    this.instance?.pause([{ topic, partitions: [partition] }]);
+  };
+
   /** Fetches a paused partition again, from after what was handed over. */
-  resume(topic: string, partition: number): void {
+  readonly resume = (topic: string, partition: number): void => {
     this.instance?.resume([{ topic, partitions: [partition] }]);
-  }
+  };
 
   /**
    * The consumer cannot go on (BatchConsumer: the database stays down, a dead letter cannot be
    * written): it leaves its group now and is rebuilt with backoff, as when kafkajs gives up.
    */
-  fail(error: Error): void {
+  readonly fail = (error: Error): void => {
     const consumer = this.instance;
     if (this.stopping || this.state !== 'running' || consumer === undefined) return;
     this.crashed(error, false);
     void consumer.disconnect().catch(() => undefined);
-  }
+  };
 
   /** Connects, subscribes and runs a fresh kafkajs consumer, unless stop() is called meanwhile. */
   async start(): Promise<void> {
+    const { eachBatch } = this;
+    if (eachBatch === undefined) throw new Error('SupervisedConsumer: handOverTo() must come before start()');
     this.stopping = false;
     this.state = 'starting';
     // The previous instance's group session is gone: commits wait for this one's first fetch.
@@ -151,7 +160,7 @@ export class SupervisedConsumer {
         const live = this.state === 'running' || this.state === 'starting';
         if (consumer !== this.instance || !live) return Promise.resolve();
         this.commitThroughGroup = (offsets) => payload.commitOffsetsIfNecessary(offsets);
-        return this.options.eachBatch(payload);
+        return eachBatch(payload);
       },
     });
     if (this.instance === consumer && this.state === 'starting') this.state = 'running';

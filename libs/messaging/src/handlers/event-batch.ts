@@ -1,8 +1,34 @@
 import { BaseRpcContext, EventPattern, type MessageHandler } from '@nestjs/microservices';
 import type { Sql } from '@pipeline/database';
 import type { EventMetadata, OutgoingEvent } from '@pipeline/contracts';
-import { draftOutboxRows, type OutboxRowDraft } from '../outbox/outbox-writer';
-import type { ConsumedEvent, RecordPosition } from '../events/consumed-event';
+import type { KafkaMessage } from 'kafkajs';
+import type { TransactionScope } from '../transaction/batch-transaction';
+
+// What a handler sees of an event and of its transaction, and the patterns it is declared with.
+
+/** Where a consumed record came from. */
+export interface RecordPosition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: string;
+  readonly key: string | null;
+}
+
+/** One event of a fetched batch, validated against its contract, as a handler receives it. */
+export interface ConsumedEvent<Payload = unknown> {
+  readonly payload: Payload;
+  readonly metadata: EventMetadata;
+  readonly position: RecordPosition;
+  /** 1 on the first delivery to the handler, 2 and up when it failed before. */
+  readonly attempt: number;
+}
+
+/** A consumed event together with the record that carried it (the library's own view). */
+export interface PendingEvent extends ConsumedEvent {
+  readonly message: KafkaMessage;
+  /** Whether the record's trace is sampled: only then does processing it create spans. */
+  readonly sampled: boolean;
+}
 
 /** An event published by a handler: correlation and causation come from the event that caused it. */
 export type PublishedEvent<Payload = unknown> = Omit<
@@ -12,38 +38,7 @@ export type PublishedEvent<Payload = unknown> = Omit<
   readonly correlationId?: string;
 };
 
-type TraceHeaders = Pick<EventMetadata, 'traceparent' | 'tracestate'>;
-
-/**
- * What one consumer transaction owns: its connection, the events its handlers publish and the
- * effects that wait for its COMMIT. The transaction inserts `outbox` in one statement before
- * COMMIT and runs `effects` after it; a rolled-back transaction drops both.
- */
-export class TransactionScope {
-  readonly outbox: OutboxRowDraft[] = [];
-  readonly effects: (() => void)[] = [];
-
-  constructor(
-    readonly sql: Sql,
-    private readonly source: string,
-    /** The trace context an event caused by `cause` carries on: its `process` span, or its own. */
-    private readonly traceOf: (cause: ConsumedEvent) => TraceHeaders,
-  ) {}
-
-  publish(cause: ConsumedEvent, events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
-    const list: readonly PublishedEvent[] = isList(events) ? events : [events];
-    const drafts = draftOutboxRows(
-      list.map((event) => ({
-        ...event,
-        correlationId: event.correlationId ?? cause.metadata.correlationId,
-        causationId: cause.metadata.id,
-      })),
-      { source: this.source, trace: this.traceOf(cause) },
-    );
-    this.outbox.push(...drafts);
-    return drafts.map((draft) => draft.metadata);
-  }
-}
+export type TraceHeaders = Pick<EventMetadata, 'traceparent' | 'tracestate'>;
 
 /** What both handler forms' `@Ctx()` share: the transaction. */
 abstract class HandlerContext<Args extends unknown[]> extends BaseRpcContext<Args> {
@@ -132,9 +127,6 @@ export const culpritOf = (error: unknown): ConsumedEvent | undefined =>
   typeof error === 'object' && error !== null ? culprits.get(error) : undefined;
 
 export const isHandlerContext = (value: unknown): boolean => value instanceof HandlerContext;
-
-const isList = (events: PublishedEvent | readonly PublishedEvent[]): events is readonly PublishedEvent[] =>
-  Array.isArray(events);
 
 // The patterns a handler is declared with, and what the registry reads back from them.
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingEvent } from '../events/consumed-event';
+import type { PendingEvent } from './event-batch';
 import { eachKeyInOrder } from './event-handlers';
 
 let offset = 0;

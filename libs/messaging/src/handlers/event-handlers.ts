@@ -1,9 +1,8 @@
-import type { MessageHandler } from '@nestjs/microservices';
-import { context } from '@opentelemetry/api';
+import type { BaseRpcContext, MessageHandler } from '@nestjs/microservices';
+import { ROOT_CONTEXT, context, type Context } from '@opentelemetry/api';
+import { contextFromHeaders, withLogContext } from '@pipeline/observability';
 import { isObservable, lastValueFrom } from 'rxjs';
-import type { Context } from '@opentelemetry/api';
-import { orderingKeyOf, type ConsumedEvent, type PendingEvent } from '../events/consumed-event';
-import { withEventLogContext } from '../events/event-log-context';
+import type { TransactionScope } from '../transaction/batch-transaction';
 import {
   EventBatch,
   EventContext,
@@ -11,49 +10,88 @@ import {
   blame,
   concurrencyOf,
   handlerIdOf,
-  type TransactionScope,
+  type ConsumedEvent,
+  type PendingEvent,
+  type RecordPosition,
 } from './event-batch';
 
 /** A handler as the transaction sees it: one call with a list of events, in order. */
 export type TransactionHandler = (
   events: readonly PendingEvent[],
   scope: TransactionScope,
-  traceContextOf: TraceContextOf,
+  traceContexts: TraceContexts,
 ) => Promise<void>;
 
 /** The context an event's work runs in: its `process` span when sampled, else no span at all. */
-export type TraceContextOf = (event: PendingEvent) => Context;
+export type TraceContexts = ReadonlyMap<PendingEvent, Context>;
+
+const traceContextOf = (event: PendingEvent, contexts: TraceContexts): Context =>
+  contexts.get(event) ?? ROOT_CONTEXT;
+
+/**
+ * Nest's processing hooks of a transport (Nest's `Server` holds them; tracing and metrics set
+ * them). Read at every call: Nest may replace them after the transport was built.
+ */
+export interface ProcessingHooks {
+  onProcessingStartHook(transportId: symbol, ctx: BaseRpcContext, done: () => Promise<unknown>): void;
+  onProcessingEndHook?(transportId: symbol, ctx: BaseRpcContext): void;
+}
 
 /**
  * The service's event handlers, by type, read once from Nest's registry when consuming starts
- * (`load`). Nest's own lookup (`getHandlerByPattern`) first tries to parse every pattern as JSON,
- * and the exception it throws for a plain type was 6 % of a consumer's CPU when it ran per
- * record. `call` runs one handler inside Nest's processing hooks (the server's).
+ * (`load`): the routes and the calls. Nest's own lookup (`getHandlerByPattern`) first tries to
+ * parse every pattern as JSON, and the exception it throws for a plain type was 6 % of a
+ * consumer's CPU when it ran per record. `call` runs one handler inside Nest's processing hooks.
  */
 export class HandlerRegistry {
   private routes: ReadonlyMap<string, MessageHandler> = new Map();
   /** One TransactionHandler per handler method: the types of a multi-type method share it. */
   private readonly handlers = new Map<string, TransactionHandler>();
+  /** The same handlers by event type, so a record's type finds its handler in one lookup. */
+  private readonly byType = new Map<string, TransactionHandler>();
+  private readonly handled = new Set<string>();
+  /**
+   * Whether a handler takes events of this type: the Set's own `has`, so triage asks it per
+   * record without entering this file.
+   */
+  readonly has: (type: string) => boolean = Set.prototype.has.bind(this.handled);
 
-  constructor(private readonly hooks: ProcessingHooks) {}
+  constructor(
+    private readonly hooks: ProcessingHooks,
+    private readonly transportId: symbol,
+  ) {}
 
+  /** One handler call inside Nest's processing hooks (what Nest's own transports do). */
   private readonly call: HookedCall = (handler, data, ctx) =>
-    this.hooks(ctx, () => settleHandlerResult(handler(data, ctx)));
+    new Promise<void>((resolve, reject) => {
+      this.hooks.onProcessingStartHook(this.transportId, ctx, async () => {
+        try {
+          await settleHandlerResult(handler(data, ctx));
+          resolve();
+        } catch (error) {
+          // The handler's error is handed over as it is (the same object, which `blame` relies on).
+          reject(error instanceof Error ? error : new Error(String(error)));
+        } finally {
+          this.hooks.onProcessingEndHook?.(this.transportId, ctx);
+        }
+      });
+    });
 
   load(nestHandlers: ReadonlyMap<string, MessageHandler>): void {
     this.routes = new Map([...nestHandlers].filter(([, handler]) => handler.isEventHandler));
     this.handlers.clear();
+    this.byType.clear();
+    this.handled.clear();
+    for (const type of this.routes.keys()) this.handled.add(type);
   }
 
   get types(): string[] {
     return [...this.routes.keys()];
   }
 
-  has(type: string): boolean {
-    return this.routes.has(type);
-  }
-
   private handlerOf(type: string): TransactionHandler {
+    const known = this.byType.get(type);
+    if (known !== undefined) return known;
     const nest = this.routes.get(type);
     if (nest === undefined) throw new Error(`no @EventPattern handler for "${type}"`);
     const id = handlerIdOf(type, nest);
@@ -62,6 +100,7 @@ export class HandlerRegistry {
       handler = transactionHandlerOf(nest, this.call);
       this.handlers.set(id, handler);
     }
+    this.byType.set(type, handler);
     return handler;
   }
 
@@ -74,9 +113,6 @@ export class HandlerRegistry {
 /** Runs a Nest handler and waits for its result. */
 type HookedCall = (handler: MessageHandler, data: unknown, ctx: EventBatch | EventContext) => Promise<void>;
 
-/** Runs `work` (one handler call) inside Nest's processing hooks: the server provides them. */
-export type ProcessingHooks = (ctx: EventBatch | EventContext, work: () => Promise<void>) => Promise<void>;
-
 /**
  * The transaction's view of a Nest event handler. A batch handler gets the whole list in one
  * call; a single-event handler (`@EventPattern`) is called once per event, in order per key
@@ -86,24 +122,26 @@ export type ProcessingHooks = (ctx: EventBatch | EventContext, work: () => Promi
 function transactionHandlerOf(handler: MessageHandler, call: HookedCall): TransactionHandler {
   const batchId = batchHandlerIdOf(handler);
   if (typeof batchId === 'string') {
-    return (events, scope, traceContextOf) =>
-      context.with(traceContextOf(firstSampled(events)), () => call(handler, events, new EventBatch(scope)));
+    return (events, scope, contexts) =>
+      context.with(traceContextOf(firstSampled(events), contexts), () =>
+        call(handler, events, new EventBatch(scope)),
+      );
   }
   const concurrency = concurrencyOf(handler);
-  const one = async (event: PendingEvent, scope: TransactionScope, traceContextOf: TraceContextOf) => {
+  const one = async (event: PendingEvent, scope: TransactionScope, contexts: TraceContexts) => {
     try {
       await withEventLogContext(
         event,
         () => call(handler, event.payload, new EventContext(scope, event)),
-        traceContextOf(event),
+        traceContextOf(event, contexts),
       );
     } catch (error) {
       // The failing event is known: no need to bisect the batch to find it.
       throw blame(event, error);
     }
   };
-  return (events, scope, traceContextOf) =>
-    eachKeyInOrder(events, concurrency, (event) => one(event, scope, traceContextOf));
+  return (events, scope, contexts) =>
+    eachKeyInOrder(events, concurrency, (event) => one(event, scope, contexts));
 }
 
 /**
@@ -225,3 +263,38 @@ export function planHandlerCalls<Handler, Event extends ConsumedEvent>(
   }
   return calls;
 }
+
+/** The unit of order between handlers: the record key, or the partition for records without one. */
+export const orderingKeyOf = (position: RecordPosition): string =>
+  position.key === null ? `\u0000${position.topic}/${position.partition}` : position.key;
+
+/**
+ * The event's ids on every log line `fn` writes, and a trace context: by default the record's own
+ * (the span that sent it), or the given one (the span processing it).
+ */
+export function withEventLogContext<T>(
+  event: PendingEvent,
+  fn: () => T,
+  traceContext: Context = contextFromHeaders(event.message.headers),
+): T {
+  const orderId = orderIdOf(event.payload);
+  return context.with(traceContext, () =>
+    withLogContext(
+      {
+        event_id: event.metadata.id,
+        event_type: event.metadata.type,
+        ...(orderId === undefined ? {} : { order_id: orderId }),
+      },
+      fn,
+    ),
+  );
+}
+
+/** The saga events all carry `orderId` in their payload. */
+export const orderIdOf = (payload: unknown): string | undefined =>
+  typeof payload === 'object' &&
+  payload !== null &&
+  'orderId' in payload &&
+  typeof payload.orderId === 'string'
+    ? payload.orderId
+    : undefined;

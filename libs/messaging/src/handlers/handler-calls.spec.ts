@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConsumedEvent } from '../events/consumed-event';
+import type { ConsumedEvent } from './event-batch';
 import { planHandlerCalls } from './event-handlers';
 
 let offset = 0;

@@ -4,7 +4,7 @@ import { BatchConsumer } from '../batch/batch-consumer';
 import { DeadLetterPublisher } from '../dead-letters/dead-letter';
 import { SupervisedConsumer } from '../fetch/supervised-consumer';
 import { HandlerRegistry, type ProcessingHooks } from '../handlers/event-handlers';
-import { runBatchTransaction } from '../transaction/batch-transaction';
+import { batchTransactionsOver } from '../transaction/batch-transaction';
 import { ConsumerLagReader } from '../health/consumer-lag';
 import {
   emptyCounters,
@@ -12,8 +12,7 @@ import {
   type ConsumerState,
   type ConsumerStatus,
 } from '../events/consumer-stats';
-import { PartitionProgress } from '../health/partition-progress';
-import { CrashStreak } from '../health/crash-streak';
+import { ConsumerLiveness, type CrashStreak, type PartitionProgress } from '../health/liveness';
 import {
   resolveServerOptions,
   type KafkaEventServerOptions,
@@ -29,7 +28,9 @@ type KafkaEventServerEvents = {
 export const KAFKA_EVENT_TRANSPORT = Symbol.for('pipeline.kafka-events');
 
 /**
- * Nest transport strategy over kafkajs. The path of a record, top to bottom:
+ * Nest transport strategy over kafkajs. It wires the parts together when it is built and is
+ * entered again only for start, stop, status and group events, never for a record: the parts
+ * call each other directly. The path of a record, top to bottom:
  * 1. SupervisedConsumer: one kafkajs consumer (one group per service, its dead-letter topic
  *    included), rebuilt with backoff when kafkajs gives up on it; it owns the offset commits.
  * 2. BatchConsumer: triages and queues what kafkajs hands over, so the next fetch runs while a
@@ -47,7 +48,7 @@ export class KafkaEventServer
   override transportId = KAFKA_EVENT_TRANSPORT;
   readonly counters: ConsumerCounters = emptyCounters();
   /** Which assigned partitions lag without progress (liveness). */
-  readonly progress = new PartitionProgress();
+  readonly progress: PartitionProgress;
   /** The consumer's crashes in a row without progress (liveness). */
   readonly crashes: CrashStreak;
   private readonly options: ResolvedServerOptions;
@@ -56,7 +57,9 @@ export class KafkaEventServer
   private readonly lag: ConsumerLagReader;
   private readonly batches: BatchConsumer;
   private readonly crashListeners: KafkaEventServerEvents['crash'][] = [];
-  private readonly registry = new HandlerRegistry((ctx, work) => this.processingHooks(ctx, work));
+  // Nest keeps its processing hooks in protected fields of this server; the registry reads them
+  // at every handler call.
+  private readonly registry = new HandlerRegistry(this as unknown as ProcessingHooks, KAFKA_EVENT_TRANSPORT);
   private unregisterLag: (() => void) | undefined;
   private lagRead: Promise<void> | undefined;
 
@@ -66,7 +69,9 @@ export class KafkaEventServer
     this.options = resolved;
     const { kafka, groupId, logger, pool, source, deadLetterTopic } = resolved;
     // Longer than the longest restart backoff: a crash loop's crashes are never that far apart.
-    this.crashes = new CrashStreak(Math.max(2 * resolved.restartBackoff.maxBackoffMs, 60_000));
+    const liveness = new ConsumerLiveness(Math.max(2 * resolved.restartBackoff.maxBackoffMs, 60_000));
+    this.progress = liveness.partitions;
+    this.crashes = liveness.crashes;
     this.deadLetters = new DeadLetterPublisher(kafka, deadLetterTopic, groupId, resolved.compression);
     const onLag = (topic: string, partition: number, lag: number) =>
       this.progress.lag(topic, partition, this.main.assignment[topic]?.includes(partition) ? lag : 0);
@@ -92,7 +97,6 @@ export class KafkaEventServer
       logger,
       restartBackoff: resolved.restartBackoff,
       commitIntervalMs: resolved.commitIntervalMs,
-      eachBatch: (payload) => this.batches.eachBatch(payload),
       onJoin: (owns) => this.batches.reset(owns),
       onCrash: (error) => {
         this.batches.reset(() => false);
@@ -116,14 +120,7 @@ export class KafkaEventServer
         this.progress.attempted(topic, partition);
       },
     });
-    const transaction = {
-      pool,
-      consumer: groupId,
-      source,
-      counters: this.counters,
-      logger,
-      handlers: this.registry,
-    };
+    // What runs per record is handed over as it is, never wrapped in a closure of this file.
     this.batches = new BatchConsumer({
       contracts: resolved.contracts,
       deadLetters: this.deadLetters,
@@ -134,17 +131,22 @@ export class KafkaEventServer
       maxEventsPerTransaction: resolved.maxEventsPerTransaction,
       busyLingerMs: resolved.busyLingerMs,
       commits: this.main.commits,
-      run: (events) => runBatchTransaction(transaction, events),
-      hasHandler: (type) => this.registry.has(type),
-      pause: (topic, partition) => this.main.pause(topic, partition),
-      resume: (topic, partition) => this.main.resume(topic, partition),
-      crash: (error) => this.main.fail(error),
+      run: batchTransactionsOver({
+        pool,
+        consumer: groupId,
+        source,
+        counters: this.counters,
+        logger,
+        handlers: this.registry,
+      }),
+      hasHandler: this.registry.has,
+      pause: this.main.pause,
+      resume: this.main.resume,
+      crash: this.main.fail,
       undecodableBatches: resolved.undecodableBatches,
-      progressed: (topic, partition) => {
-        this.progress.attempted(topic, partition);
-        this.crashes.progressed();
-      },
+      progressed: liveness.progressed,
     });
+    this.main.handOverTo(this.batches.eachBatch);
   }
 
   /** Called by Nest after the handlers are registered: connects and starts consuming. */
@@ -211,20 +213,4 @@ export class KafkaEventServer
       `consuming ${this.options.topics.join(', ')} as ${this.options.groupId}; handling ${handled.join(', ') || 'nothing'}`,
     );
   }
-
-  /** One handler call inside Nest's processing hooks (what Nest's own transports do). */
-  private readonly processingHooks: ProcessingHooks = (ctx, work) =>
-    new Promise<void>((resolve, reject) => {
-      this.onProcessingStartHook(KAFKA_EVENT_TRANSPORT, ctx, async () => {
-        try {
-          await work();
-          resolve();
-        } catch (error) {
-          // The handler's error is handed over as it is (the same object, which `blame` relies on).
-          reject(error instanceof Error ? error : new Error(String(error)));
-        } finally {
-          this.onProcessingEndHook?.(KAFKA_EVENT_TRANSPORT, ctx);
-        }
-      });
-    });
 }

@@ -8,16 +8,18 @@ import {
   spanHeaders,
   startProcessSpan,
   messageOf,
+  traceHeaders,
 } from '@pipeline/observability';
 import type pg from 'pg';
 import { inTransaction, type Sql } from '@pipeline/database';
+import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '@pipeline/contracts';
 import { asDatabaseError } from '../errors/classify-error';
-import { insertOutboxRows } from '../outbox/outbox-writer';
-import { outboxCommitted } from '../outbox/outbox-commits';
-import type { PendingEvent } from '../events/consumed-event';
-import { TransactionScope } from '../handlers/event-batch';
-import type { HandlerRegistry, TraceContextOf } from '../handlers/event-handlers';
+import type { ConsumedEvent, PendingEvent, PublishedEvent, TraceHeaders } from '../handlers/event-batch';
+import type { HandlerRegistry, TraceContexts } from '../handlers/event-handlers';
 import type { ConsumerCounters } from '../events/consumer-stats';
+
+// The transaction owns its writes: the inbox claim, what its handlers publish (TransactionScope),
+// the outbox insert, and what runs after its COMMIT (the relay's wake-up, counters, effects).
 
 export interface BatchTransactionDeps {
   readonly pool: pg.Pool;
@@ -37,6 +39,12 @@ const CLAIM_INBOX = `INSERT INTO inbox (consumer, event_id, topic, partition, "o
   ORDER BY e.id
   ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`;
 
+/** `runBatchTransaction` over `deps`, as the consumer calls it (BatchConsumerDeps.run). */
+export const batchTransactionsOver =
+  (deps: BatchTransactionDeps) =>
+  (events: readonly PendingEvent[]): Promise<void> =>
+    runBatchTransaction(deps, events);
+
 /**
  * One consumer transaction over a batch of events (from one or several partitions): claim them
  * all in the inbox, run the handlers of the new ones (planHandlerCalls), insert everything they
@@ -49,21 +57,18 @@ export async function runBatchTransaction(
 ): Promise<void> {
   const spans = new Map<PendingEvent, Span>();
   for (const event of events) if (event.sampled) spans.set(event, startSpan(deps.consumer, event));
-  const traceContextOf: TraceContextOf = (event) => {
-    const span = spans.get(event);
-    return span === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, span);
-  };
+  // Each sampled event's work runs in its `process` span (a map the handlers read, not a callback).
+  const contexts: TraceContexts = new Map(
+    [...spans].map(([event, span]) => [event, trace.setSpan(ROOT_CONTEXT, span)]),
+  );
   // The library's own statements join the first sampled event's trace, if there is one.
-  const first = spans.values().next().value;
-  const batchContext = first === undefined ? ROOT_CONTEXT : trace.setSpan(ROOT_CONTEXT, first);
+  const batchContext = contexts.values().next().value ?? ROOT_CONTEXT;
   // Errors the database itself raised: only those can mean "database unavailable" (a handler's
   // own refused connection, to an SMTP server say, is that event's failure).
   const databaseErrors = new WeakSet<object>();
   let outcome: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope };
   try {
-    outcome = await context.with(batchContext, () =>
-      transact(deps, events, spans, traceContextOf, databaseErrors),
-    );
+    outcome = await context.with(batchContext, () => transact(deps, events, spans, contexts, databaseErrors));
   } catch (error) {
     for (const span of spans.values()) endSpan(span, { error });
     const fromDatabase = typeof error === 'object' && error !== null && databaseErrors.has(error);
@@ -77,7 +82,7 @@ async function transact(
   deps: BatchTransactionDeps,
   events: readonly PendingEvent[],
   spans: ReadonlyMap<PendingEvent, Span>,
-  traceContextOf: TraceContextOf,
+  contexts: TraceContexts,
   databaseErrors: WeakSet<object>,
 ) {
   const recorded = <T>(promise: Promise<T>): Promise<T> =>
@@ -87,11 +92,14 @@ async function transact(
     });
   let working = false;
   try {
-    return await inTransaction(deps.pool, async (raw) => {
+    return await inTransaction(deps.pool, async (_, client) => {
       working = true;
+      // Straight on the connection (what sqlOver does), so a statement runs no code of libs/database.
       const sql: Sql = {
-        query: <Row>(text: string, values?: readonly unknown[]) => recorded(raw.query<Row>(text, values)),
-        execute: (text: string, values?: readonly unknown[]) => recorded(raw.execute(text, values)),
+        query: async <Row>(text: string, values?: readonly unknown[]) =>
+          (await recorded(client.query(text, values as unknown[]))).rows as Row[],
+        execute: async (text: string, values?: readonly unknown[]) =>
+          (await recorded(client.query(text, values as unknown[]))).rowCount ?? 0,
       };
       const fresh = await claim(sql, deps.consumer, events);
       const processed: PendingEvent[] = [];
@@ -104,7 +112,7 @@ async function transact(
       for (const call of deps.handlers.plan(processed)) {
         const startedAt = performance.now();
         try {
-          await call.handler(call.events, scope, traceContextOf);
+          await call.handler(call.events, scope, contexts);
         } finally {
           // One observation per call and type it handled (a multi-type handler counts for each).
           const seconds = (performance.now() - startedAt) / 1000;
@@ -197,4 +205,136 @@ export function countByTopicAndType(
     else counts.set(id, [{ topic: position.topic, type: metadata.type }, 1]);
   }
   return [...counts.values()];
+}
+
+/**
+ * What one consumer transaction owns: its connection, the events its handlers publish and the
+ * effects that wait for its COMMIT. The transaction inserts `outbox` in one statement before
+ * COMMIT and runs `effects` after it; a rolled-back transaction drops both.
+ */
+export class TransactionScope {
+  readonly outbox: OutboxRowDraft[] = [];
+  readonly effects: (() => void)[] = [];
+
+  constructor(
+    readonly sql: Sql,
+    private readonly source: string,
+    /** The trace context an event caused by `cause` carries on: its `process` span, or its own. */
+    private readonly traceOf: (cause: ConsumedEvent) => TraceHeaders,
+  ) {}
+
+  publish(cause: ConsumedEvent, events: PublishedEvent | readonly PublishedEvent[]): EventMetadata[] {
+    const list: readonly PublishedEvent[] = isList(events) ? events : [events];
+    const drafts = draftOutboxRows(
+      list.map((event) => ({
+        ...event,
+        correlationId: event.correlationId ?? cause.metadata.correlationId,
+        causationId: cause.metadata.id,
+      })),
+      { source: this.source, trace: this.traceOf(cause) },
+    );
+    this.outbox.push(...drafts);
+    return drafts.map((draft) => draft.metadata);
+  }
+}
+
+const isList = (events: PublishedEvent | readonly PublishedEvent[]): events is readonly PublishedEvent[] =>
+  Array.isArray(events);
+
+// The outbox: rows drafted by `publish` (or by writeToOutbox on a service's own path), inserted in
+// one statement before COMMIT.
+
+export interface OutboxWriteOptions {
+  /** The producing service, e.g. `order-service` (CloudEvents `source`). */
+  readonly source: string;
+  /**
+   * W3C trace context carried onto the records. Defaults to the active context: the HTTP
+   * request's span, or the `process` span of the event being handled.
+   */
+  readonly trace?: Pick<EventMetadata, 'traceparent' | 'tracestate'>;
+}
+
+/** One `outbox` row ready to insert: the event's metadata decided, its payload encoded. */
+export interface OutboxRowDraft {
+  readonly metadata: EventMetadata;
+  readonly event: OutgoingEvent;
+}
+
+/** Decides each event's metadata (id, time, trace context) for the rows `insertOutboxRows` writes. */
+export function draftOutboxRows(
+  events: readonly OutgoingEvent[],
+  options: OutboxWriteOptions,
+): OutboxRowDraft[] {
+  const trace = options.trace ?? traceHeaders();
+  return events.map((event) => ({ metadata: metadataOf(event, options.source, trace), event }));
+}
+
+// One statement text whatever the number of rows: arrays in, `unnest` out, so Postgres plans it
+// once per connection and the hot path sends no per-row SQL.
+const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (event_id, topic, key, type, payload, headers)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[])`;
+
+/** One set-based INSERT of drafted rows through the caller's transaction. */
+export async function insertOutboxRows(sql: Sql, drafts: readonly OutboxRowDraft[]): Promise<void> {
+  if (drafts.length === 0) return;
+  await sql.execute(INSERT_OUTBOX_ROWS, [
+    drafts.map(({ metadata }) => metadata.id),
+    drafts.map(({ event }) => event.topic),
+    drafts.map(({ event }) => event.key),
+    drafts.map(({ event }) => event.type),
+    drafts.map(({ event }) => (event.payload === null ? null : JSON.stringify(event.payload))),
+    drafts.map(({ metadata }) => JSON.stringify(encodeHeaders(metadata))),
+  ]);
+}
+
+/**
+ * Writes outgoing events into the `outbox` table through the caller's transaction client, so
+ * the events commit (or roll back) together with the business change that caused them.
+ * One multi-row INSERT per call. Returns the metadata of what was written.
+ */
+export async function writeToOutbox(
+  sql: Sql,
+  events: readonly OutgoingEvent[],
+  options: OutboxWriteOptions,
+): Promise<EventMetadata[]> {
+  const drafts = draftOutboxRows(events, options);
+  await insertOutboxRows(sql, drafts);
+  return drafts.map((draft) => draft.metadata);
+}
+
+/**
+ * Wake-ups of a service's outbox relay from inside its own process: a writer calls
+ * `outboxCommitted(source)` right after the COMMIT of a transaction that inserted outbox rows, and
+ * the relay of that service, if it runs in this process, reads them at once. No round trip through
+ * PostgreSQL's NOTIFY and no timer on the saga's path; LISTEN/NOTIFY stays for the writers of other
+ * processes (another instance, a script, psql).
+ *
+ * Keyed by the CloudEvents `source` of the writer (`payment-service`), so several services in one
+ * process (the tests do that) wake only their own relay.
+ */
+type Listener = () => void;
+
+const listeners = new Map<string, Set<Listener>>();
+
+/** Called after COMMIT by whoever wrote outbox rows for `source`. Never throws. */
+export function outboxCommitted(source: string): void {
+  for (const listener of listeners.get(source) ?? []) {
+    try {
+      listener();
+    } catch {
+      // A listener only sets a flag; one that throws must not fail a committed transaction.
+    }
+  }
+}
+
+/** The relay of `source` listens; the returned function stops listening. */
+export function onOutboxCommitted(source: string, listener: Listener): () => void {
+  const set = listeners.get(source) ?? new Set<Listener>();
+  set.add(listener);
+  listeners.set(source, set);
+  return () => {
+    set.delete(listener);
+    // Called twice, the second call must not drop a set a later listener created.
+    if (set.size === 0 && listeners.get(source) === set) listeners.delete(source);
+  };
 }

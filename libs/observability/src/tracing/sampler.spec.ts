@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, trace, TraceFlags, type Link } from '@opentelemetry/api';
 import { SamplingDecision } from '@opentelemetry/sdk-trace';
 import { describe, expect, it } from 'vitest';
-import { isSampled, samplerFromEnv } from './sampler';
+import { samplerFromEnv } from './sampler';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const spanContext = (sampled: boolean) => ({
@@ -56,19 +56,5 @@ describe('samplerFromEnv', () => {
     expect(decide({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: 'x' })).toBe(
       SAMPLED,
     );
-  });
-});
-
-describe('isSampled', () => {
-  const id = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7';
-  it('reads the sampled flag of a traceparent', () => {
-    expect(isSampled(`${id}-01`)).toBe(true);
-    expect(isSampled(`${id}-03`)).toBe(true);
-    expect(isSampled(`${id}-00`)).toBe(false);
-    expect(isSampled(`${id}-02`)).toBe(false);
-  });
-  it('treats a missing or malformed traceparent as not sampled', () => {
-    expect(isSampled(undefined)).toBe(false);
-    expect(isSampled('garbage')).toBe(false);
   });
 });

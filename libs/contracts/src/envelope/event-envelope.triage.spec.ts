@@ -1,8 +1,8 @@
 import { EventHeaders } from './header-names';
-import { encodeHeaders, metadataOf } from './event-envelope';
+import { encodeHeaders, metadataOf, triageRecord } from './event-envelope';
 import type { KafkaMessage } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { PIPELINE_CONTRACTS, triageRecord } from './record-triage';
+import { PIPELINE_CONTRACTS } from '../events/read-event';
 
 const orderId = '0b6f8a3e-5d4c-4f1a-9a2b-3c4d5e6f7a8b';
 const stock = { sku: 'SKU-TEA', available: 10, reserved: 0, updatedAt: '2025-01-31T12:00:00.000Z' };
