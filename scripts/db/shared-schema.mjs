@@ -2,8 +2,10 @@
 // The outbox and inbox tables, declared once in prisma/shared/ and copied into every schema:
 //   prisma/shared/outbox-inbox.prisma   → prisma/<name>/outbox-inbox.prisma (header + the same models)
 //   prisma/shared/outbox-inbox.init.sql → each service's first migration, byte for byte
-// A service's init migration is never rewritten: it has been applied, and Prisma checks its
-// checksum. A schema without an init migration yet (a new service) gets one written here.
+//   prisma/shared/migrations/<name>.sql → each service's `<stamp>_<name>` migration, byte for byte
+// An applied migration is never rewritten: Prisma checks its checksum. So the shared tables
+// change through a new file in prisma/shared/migrations/, which this writes into every service
+// that lacks it. A schema without an init migration yet (a new service) gets one written here.
 //
 //   node scripts/db/shared-schema.mjs           write the copies that differ
 //   node scripts/db/shared-schema.mjs --check   write nothing; exit 1 when a copy drifted
@@ -14,6 +16,7 @@ import { ROOT, SERVICES, isMain, migrationsDirOf } from './lib.mjs';
 export const SHARED_DIR = path.join(ROOT, 'prisma', 'shared');
 export const SHARED_SCHEMA = path.join(SHARED_DIR, 'outbox-inbox.prisma');
 export const SHARED_INIT_SQL = path.join(SHARED_DIR, 'outbox-inbox.init.sql');
+export const SHARED_MIGRATIONS_DIR = path.join(SHARED_DIR, 'migrations');
 /** Schemas holding a copy: every service's, and the messaging library's test schema. */
 export const SCHEMA_OWNERS = Object.freeze([...SERVICES, 'testing']);
 
@@ -35,6 +38,28 @@ export function initMigrationOf(service) {
   return name === undefined ? undefined : path.join(dir, name, 'migration.sql');
 }
 
+/** The migrations every service holds after its init, in order: { name, file }. */
+export function sharedMigrations() {
+  return readdirSync(SHARED_MIGRATIONS_DIR)
+    .filter((entry) => entry.endsWith('.sql'))
+    .sort()
+    .map((entry) => ({
+      name: entry.slice(0, -'.sql'.length),
+      file: path.join(SHARED_MIGRATIONS_DIR, entry),
+    }));
+}
+
+/** A service's `<stamp>_<name>` migration, or undefined when it has none. */
+export function sharedMigrationOf(service, name) {
+  const dir = migrationsDirOf(service);
+  if (!existsSync(dir)) return undefined;
+  const folder = readdirSync(dir).find((entry) => entry.replace(/^\d+_/, '') === name);
+  return folder === undefined ? undefined : path.join(dir, folder, 'migration.sql');
+}
+
+/** `20261205103000`: Prisma Migrate's folder prefix. */
+const migrationStamp = (date) => date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+
 /** Every copy that differs from the shared source: { file, expected, actual, rewrite }. */
 export function driftedCopies() {
   const schema = readFileSync(SHARED_SCHEMA, 'utf8');
@@ -49,6 +74,13 @@ export function driftedCopies() {
     const init = initMigrationOf(service);
     // An applied migration is never rewritten (its checksum is in every database that ran it).
     if (init !== undefined) compare(init, sql, false);
+    // A missing one is written with the current time, so it runs after what is there.
+    sharedMigrations().forEach(({ name, file }, index) => {
+      const copy = sharedMigrationOf(service, name);
+      const stamp = migrationStamp(new Date(Date.now() + index * 1000));
+      const target = copy ?? path.join(migrationsDirOf(service), `${stamp}_${name}`, 'migration.sql');
+      compare(target, readFileSync(file, 'utf8'), copy === undefined);
+    });
   }
   return drifted;
 }
@@ -62,8 +94,8 @@ export function syncSharedSchema({ check = false, log = (line) => console.log(li
       log(
         copy.rewrite
           ? `shared-schema: ${name} differs from prisma/shared: run npm run db:shared`
-          : `shared-schema: ${name} differs from prisma/shared/outbox-inbox.init.sql; an applied migration ` +
-              'is never edited: change the shared tables with a new migration per service instead',
+          : `shared-schema: ${name} differs from its source in prisma/shared; an applied migration ` +
+              'is never edited: change the shared tables with a new file in prisma/shared/migrations instead',
       );
       continue;
     }

@@ -1,5 +1,6 @@
 // The outbox and inbox tables are declared once, in prisma/shared/: every schema holds a copy
-// of the models and every service's first migration is a byte-for-byte copy of the SQL.
+// of the models, every service's first migration is a byte-for-byte copy of the SQL, and so is
+// each later change of the shared tables (prisma/shared/migrations/).
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,8 @@ import {
   SHARED_SCHEMA,
   driftedCopies,
   initMigrationOf,
+  sharedMigrationOf,
+  sharedMigrations,
   renderSchemaCopy,
   schemaCopyPathOf,
 } from '../../scripts/db/shared-schema.mjs';
@@ -29,6 +32,16 @@ describe('prisma/shared is the one source of the outbox and inbox tables', () =>
     const init = initMigrationOf(service);
     expect(init).toBeDefined();
     expect(read(init!)).toBe(read(SHARED_INIT_SQL));
+  });
+
+  it.each(SERVICES)('%s-service: holds every shared migration after its init, byte for byte', (service) => {
+    const init = path.basename(path.dirname(initMigrationOf(service)!));
+    for (const { name, file } of sharedMigrations()) {
+      const copy = sharedMigrationOf(service, name);
+      expect(copy, name).toBeDefined();
+      expect(path.basename(path.dirname(copy!)) > init).toBe(true);
+      expect(read(copy!)).toBe(read(file));
+    }
   });
 
   it.each(SERVICES)('%s-service: only the copy declares Outbox and Inbox', (service) => {

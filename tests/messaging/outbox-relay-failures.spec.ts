@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKafka, outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import pg from 'pg';
-import { inTransaction, isInProcessWriter, sqlOverPrisma, trackInProcessWriters } from '@pipeline/database';
+import { inTransaction, sqlOverPrisma } from '@pipeline/database';
+import { createDatabasePool } from '@pipeline/service-kit';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
@@ -40,6 +41,36 @@ function relayOn(db: MessagingTestDatabase, options: Partial<OutboxRelayOptions>
   cleanups.push(() => relay.stop());
   return relay;
 }
+
+/** The pool a service runs on (createDatabasePool): its sessions opt out of the outbox NOTIFY. */
+function servicePool(db: MessagingTestDatabase): pg.Pool {
+  const pool = createDatabasePool({
+    url: db.url,
+    poolSize: 2,
+    applicationName: 'order-service',
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 30_000,
+  });
+  cleanups.push(() => pool.end());
+  return pool;
+}
+
+/** Hears every NOTIFY on the outbox channel from now on, with the backend pid of its sender. */
+async function listen(db: MessagingTestDatabase, heard: (senderPid: number) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: db.url });
+  await client.connect();
+  cleanups.push(() => client.end());
+  client.on('notification', (message) => heard(message.processId));
+  await client.query('LISTEN outbox');
+}
+
+const testEvent = (topic: string, seq: number) => ({
+  topic,
+  key: 'k',
+  type: 'test.happened',
+  payload: { key: 'k', seq },
+  correlationId: 'k',
+});
 
 /** Writes `count` events for one key in one transaction, numbered from `from`. */
 async function write(
@@ -188,40 +219,46 @@ describe('OutboxRelay under failure', () => {
     expect(await sequencesOn(topic.name)).toEqual(range(1, 5));
   });
 
-  it("skips the NOTIFY of a commit by its own process's pool, which wakes it in process, and not another's", async () => {
+  it("sends no NOTIFY for a commit by the service's own pool, whose writers wake the relay in process", async () => {
     const db = await database('relay-own-notify');
     const topic = testTopic('relay-own-notify');
-    await topic.create();
-    const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-    trackInProcessWriters(pool);
-    cleanups.push(() => pool.end());
-    await write(db, topic.name, 1);
-    const relay = relayOn(db, { pollIntervalMs: 60_000 });
-    await relay.start();
-    await until(() => relay.stats.published === 1, { what: 'the start-up pass' });
-    // A session of our own that hears every NOTIFY from now on, to know when A's has been sent.
-    const listener = new pg.Client({ connectionString: db.url });
-    await listener.connect();
-    cleanups.push(() => listener.end());
+    const pool = servicePool(db);
     const senders: number[] = [];
-    listener.on('notification', (message) => void senders.push(message.processId));
-    await listener.query('LISTEN outbox');
+    await listen(db, (pid) => senders.push(pid));
 
-    // A: committed by the process's pool, whose writer forgot to say so in process.
-    const a = { topic: topic.name, key: 'k', type: 'test.happened', payload: { key: 'k', seq: 2 } };
+    // A: committed by the service's pool. B: by another session (a script, psql).
+    const a = await inTransaction(pool, async (sql) => {
+      await writeToOutbox(sql, [testEvent(topic.name, 1)], { source: 'order-service' });
+      return (await sql.query<{ pid: number }>('SELECT pg_backend_pid() AS pid'))[0]!.pid;
+    });
+    await write(db, topic.name, 1, 2);
+    await until(() => senders.length > 0, { what: "B's NOTIFY" });
+    // NOTIFYs arrive in commit order: had A sent one, it would have come first.
+    expect(senders[0]).not.toBe(a);
+  });
+
+  it('passes the commits of its process on to the leader with a NOTIFY when another relay leads', async () => {
+    const db = await database('relay-follower-notify');
+    const topic = testTopic('relay-follower-notify');
+    await topic.create();
+    const pool = servicePool(db);
+    // Two relays of one outbox (one lock key) in one process: the order relay leads; the
+    // "payment" one follows and hears payment-service's writers, as another instance would.
+    const leader = relayOn(db, { pollIntervalMs: 60_000 });
+    await leader.start();
+    await until(() => leader.isLeader(), { what: 'the lead' });
+    const follower = relayOn(db, { service: 'payment', lockKey: leader.lockKey, pollIntervalMs: 60_000 });
+    await follower.start();
+    expect(follower.isLeader()).toBe(false);
+
+    // No NOTIFY from the pool, and the leader's poll is a minute away: only the follower's wakes it.
     await inTransaction(pool, (sql) =>
-      writeToOutbox(sql, [{ ...a, correlationId: 'k' }], { source: 'order-service' }),
+      writeToOutbox(sql, [testEvent(topic.name, 1)], { source: 'payment-service' }),
     );
-    await until(() => senders.length === 1, { what: "A's NOTIFY" });
-    expect(isInProcessWriter(senders[0]!)).toBe(true);
-    // B: committed by another session (another process, for all the relay knows).
-    await write(db, topic.name, 1, 3);
-    await until(() => relay.stats.published === 3, { what: "B's NOTIFY" });
-    expect(isInProcessWriter(senders[1]!)).toBe(false);
-
-    // A's NOTIFY woke nothing: A went out with B, in the pass B's NOTIFY started.
-    expect(relay.stats.batches).toBe(2);
-    expect(await sequencesOn(topic.name)).toEqual(range(1, 3));
+    outboxCommitted('payment-service');
+    await until(() => leader.stats.published === 1, { what: "the follower's NOTIFY" });
+    expect(follower.stats.published).toBe(0);
+    expect(await sequencesOn(topic.name)).toEqual([1]);
   });
 
   it('stops publishing when its database session dies, then takes the lock again and goes on', async () => {

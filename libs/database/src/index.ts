@@ -1,3 +1,2 @@
 export * from './sql';
 export * from './sql-client';
-export * from './in-process-writers';

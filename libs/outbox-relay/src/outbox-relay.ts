@@ -1,6 +1,5 @@
 import { backoffDelay, onOutboxCommitted, sleep } from '@pipeline/messaging';
 import { CompressionTypeOf } from '@pipeline/kafka-codecs';
-import { isInProcessWriter } from '@pipeline/database';
 import { messageOf } from '@pipeline/observability';
 import { outboxLockKey, readBacklog } from './outbox-table';
 import { RelayConnection } from './relay-connection';
@@ -52,6 +51,9 @@ export class OutboxRelay {
    * latest). A crash before that publishes them again: consumers' inboxes drop the copies.
    */
   private published: string[] = [];
+  /** A follower's NOTIFY to the leader in flight, and whether commits came meanwhile. */
+  private notifyingLeader = false;
+  private notifyLeaderAgain = false;
   /** Consecutive failures (the backoff), and all since start (the stats). */
   private failures = 0;
   private failedAttempts = 0;
@@ -83,7 +85,9 @@ export class OutboxRelay {
     if (this.started) return this.started;
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
     // Writers in this process wake the relay as they commit, without NOTIFY's round trip.
-    this.stopListening = onOutboxCommitted(`${this.options.service}-service`, () => this.wake.notify());
+    this.stopListening = onOutboxCommitted(`${this.options.service}-service`, () =>
+      this.committedInProcess(),
+    );
     this.loop = this.run()
       .catch((error: unknown) => {
         this.logger.error(`${this.name}: stopped unexpectedly: ${messageOf(error)}`);
@@ -109,6 +113,35 @@ export class OutboxRelay {
   /** Rows this relay published whose DELETE has not been sent yet: not backlog any more. */
   publishedIds(): readonly string[] {
     return this.published;
+  }
+
+  /**
+   * A writer of this process committed outbox rows. Its session sent no NOTIFY (the service's pool
+   * opts out), so the leader hears of them from here: at once when this relay leads, and through
+   * one NOTIFY from this relay's session when another instance does (several commits meanwhile,
+   * one more NOTIFY). Without a session, the leader's poll finds the rows.
+   */
+  private committedInProcess(): void {
+    if (this.leader) {
+      this.wake.notify();
+      return;
+    }
+    if (this.notifyingLeader) {
+      this.notifyLeaderAgain = true;
+      return;
+    }
+    const connection = this.connection;
+    if (!connection?.alive) return;
+    this.notifyingLeader = true;
+    void connection
+      .notifyOutbox()
+      .catch(() => undefined)
+      .finally(() => {
+        this.notifyingLeader = false;
+        if (!this.notifyLeaderAgain) return;
+        this.notifyLeaderAgain = false;
+        this.committedInProcess();
+      });
   }
 
   private async run(): Promise<void> {
@@ -201,11 +234,7 @@ export class OutboxRelay {
       RelayConnection.open({
         databaseUrl: this.options.databaseUrl,
         applicationName: `outbox-relay:${this.options.service}`,
-        // A commit of this process's own pool woke the relay already (outboxCommitted): its NOTIFY
-        // would be a second read of the outbox for the same rows.
-        onNotify: (senderPid) => {
-          if (!isInProcessWriter(senderPid)) this.wake.notify();
-        },
+        onNotify: () => this.wake.notify(),
         onLost: (error) => {
           if (this.leader) this.logger.warn(`${this.name}: lost its database session (${error.message})`);
           this.leader = false;

@@ -7,8 +7,8 @@ export interface RelayConnectionOptions {
   readonly applicationName: string;
   /** Called once when the session ends unexpectedly: its advisory lock is gone with it. */
   readonly onLost: (error: Error) => void;
-  /** Called for every NOTIFY on the `outbox` channel, with the backend pid of the session that sent it. */
-  readonly onNotify: (senderPid: number) => void;
+  /** Called for every NOTIFY on the `outbox` channel. */
+  readonly onNotify: () => void;
 }
 
 /**
@@ -43,7 +43,7 @@ export class RelayConnection {
     client.on('error', (error) => connection.markLost(error));
     client.on('end', () => connection.markLost(new Error('database session ended')));
     client.on('notification', (message) => {
-      if (message.channel === 'outbox') options.onNotify(message.processId);
+      if (message.channel === 'outbox') options.onNotify();
     });
     try {
       await client.connect();
@@ -97,6 +97,11 @@ export class RelayConnection {
   /** Throws unless the session is alive and holds the lock `key`. */
   async assertHoldsLock(key: number): Promise<void> {
     if (!this.alive || !(await this.holdsLock(key))) throw lockLost();
+  }
+
+  /** Wakes the relay that leads, wherever it runs, as the outbox trigger would. */
+  async notifyOutbox(): Promise<void> {
+    await this.client.query("SELECT pg_notify('outbox', '')");
   }
 
   async listen(): Promise<void> {

@@ -90,6 +90,14 @@ describe('nx g @pipeline/tools:service', () => {
     expect(tree.read(`prisma/shipping/migrations/${init}/migration.sql`, 'utf-8')).toBe(
       readFileSync(path.join(workspaceRoot, 'prisma/shared/outbox-inbox.init.sql'), 'utf8'),
     );
+    // Then the shared migrations that changed them since, after the init, as the others have them.
+    const after = tree
+      .children('prisma/shipping/migrations')
+      .filter((name) => /^\d+_/.test(name) && name > init!);
+    expect(after.map((name) => name.replace(/^\d+_/, ''))).toEqual(['outbox_notify_opt_out']);
+    expect(tree.read(`prisma/shipping/migrations/${after[0]}/migration.sql`, 'utf-8')).toBe(
+      readFileSync(path.join(workspaceRoot, 'prisma/shared/migrations/outbox_notify_opt_out.sql'), 'utf8'),
+    );
   });
 
   it.each([

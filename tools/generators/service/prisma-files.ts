@@ -1,11 +1,12 @@
 // A generated service's database: its schema folder with the shared outbox and inbox tables,
-// copied from prisma/shared/ (the one source, scripts/db/shared-schema.mjs), and its first
-// migration, which is the shared SQL byte for byte.
+// copied from prisma/shared/ (the one source, scripts/db/shared-schema.mjs), its first
+// migration, which is the shared SQL byte for byte, and the shared migrations that followed it.
 import type { Tree } from '@nx/devkit';
 import type { ServicePlan } from './plan.js';
 
 export const SHARED_SCHEMA = 'prisma/shared/outbox-inbox.prisma';
 export const SHARED_INIT_SQL = 'prisma/shared/outbox-inbox.init.sql';
+export const SHARED_MIGRATIONS = 'prisma/shared/migrations';
 /** Must equal COPY_HEADER of scripts/db/shared-schema.mjs: tests/infra/shared-schema.spec.ts compares. */
 export const COPY_HEADER =
   '// GENERATED from prisma/shared/outbox-inbox.prisma by `npm run db:shared`: edit that file, not this one.\n';
@@ -22,6 +23,13 @@ export function addPrismaSchema(tree: Tree, plan: ServicePlan, now = new Date())
   };
   tree.write(`${dir}/outbox-inbox.prisma`, COPY_HEADER + read(SHARED_SCHEMA));
   tree.write(`${dir}/migrations/${migrationStamp(now)}_init/migration.sql`, read(SHARED_INIT_SQL));
+  // Each a second after the one before, so Prisma applies them in this order.
+  const shared = tree.children(SHARED_MIGRATIONS).filter((file) => file.endsWith('.sql'));
+  shared.sort().forEach((file, index) => {
+    const stamp = migrationStamp(new Date(now.getTime() + (index + 1) * 1000));
+    const name = file.slice(0, -'.sql'.length);
+    tree.write(`${dir}/migrations/${stamp}_${name}/migration.sql`, read(`${SHARED_MIGRATIONS}/${file}`));
+  });
   tree.write(`${dir}/migrations/migration_lock.toml`, read('prisma/order/migrations/migration_lock.toml'));
   tree.write(
     `${dir}/prisma.config.ts`,

@@ -9,7 +9,7 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { countStatements, trackInProcessWriters } from '@pipeline/database';
+import { countStatements } from '@pipeline/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 
@@ -28,6 +28,9 @@ export interface DatabaseModuleOptions extends DatabasePoolOptions {
   /** The service's own generated Prisma client class (each service owns its database). */
   readonly prismaClient: PrismaClientClass;
 }
+
+/** The session setting that keeps the outbox trigger from sending a NOTIFY. */
+export const OUTBOX_NOTIFY_OFF = 'outbox.notify=off';
 
 /**
  * The service's one pool (the hot paths' SQL and Prisma's adapter share it). Nothing waits on the
@@ -48,13 +51,14 @@ export function createDatabasePool(options: DatabasePoolOptions): pg.Pool {
     idle_in_transaction_session_timeout: 60_000,
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // Its writers wake the service's relay in process after COMMIT (outboxCommitted); the outbox
+    // trigger sends no NOTIFY for them (prisma/shared/migrations/outbox_notify_opt_out.sql).
+    options: `-c ${OUTBOX_NOTIFY_OFF}`,
   });
   // An idle connection the server dropped (a Postgres restart) is an 'error' event on the pool:
   // unheard, it would end the process. The pool discards that connection and opens a new one on
   // the next checkout; the transaction in hand fails and is retried.
   pool.on('connect', countStatements);
-  // Its writers wake the service's relay in process; the relay skips their NOTIFYs.
-  trackInProcessWriters(pool);
   pool.on('error', (error) => {
     new Logger('Database').warn(`idle connection lost: ${error.message}`);
   });
