@@ -119,7 +119,8 @@ export class OutboxRelay {
    * A writer of this process committed outbox rows. Its session sent no NOTIFY (the service's pool
    * opts out), so the leader hears of them from here: at once when this relay leads, and through
    * one NOTIFY from this relay's session when another instance does (several commits meanwhile,
-   * one more NOTIFY). Without a session, the leader's poll finds the rows.
+   * one more NOTIFY). Without a session, or when that NOTIFY fails, the leader's poll finds the
+   * rows: they are committed, so nothing is lost, only later.
    */
   private committedInProcess(): void {
     if (this.leader) {
