@@ -7,6 +7,9 @@ export {
   onOutboxCommitted,
   outboxCommitted,
   writeToOutbox,
+  outboxHandoff,
+  type CommittedOutboxRow,
+  type OutboxHandoff,
   type OutboxRowDraft,
   type OutboxWriteOptions,
 } from './transaction/batch-transaction';

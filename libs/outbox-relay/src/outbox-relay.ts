@@ -1,7 +1,7 @@
-import { backoffDelay, onOutboxCommitted, sleep } from '@pipeline/messaging';
+import { backoffDelay, onOutboxCommitted, sleep, type OutboxHandoff } from '@pipeline/messaging';
 import { CompressionTypeOf } from '@pipeline/kafka-codecs';
 import { messageOf } from '@pipeline/observability';
-import { outboxLockKey, readBacklog } from './outbox-table';
+import { outboxLockKey, readBacklog, type OutboxRow } from './outbox-table';
 import { RelayConnection } from './relay-connection';
 import { RelayFailure, attempt } from './relay-failure';
 import { RelayPublisher, type Fence } from './relay-publisher';
@@ -25,6 +25,11 @@ import {
  *   only after the broker acknowledged them.
  *   Rows are deleted, not tracked by a high-water mark, so a row committing after a higher id
  *   was published is simply read on the next pass: nothing is skipped;
+ * - a writer in this process may hand its rows over instead (`OutboxHandoff`): its INSERT proves
+ *   the lock and that no row of the same keys waits outside what the relay has in hand, so the
+ *   relay sends them after what it has in hand without reading the outbox. Any other wake-up (a
+ *   NOTIFY, a writer that could not hand over, the poll) reads the outbox, and the read finds
+ *   every row handed over so far, as they are committed;
  * - a crash between the acknowledgement and the DELETE publishes those rows again: delivery is
  *   at-least-once, and consumers' inboxes drop the duplicates by event id.
  */
@@ -51,6 +56,15 @@ export class OutboxRelay {
    * latest). A crash before that publishes them again: consumers' inboxes drop the copies.
    */
   private published: string[] = [];
+  /** Rows writers of this process handed over after their COMMIT, in that order, not sent yet. */
+  private handed: OutboxRow[] = [];
+  /** The rows of the send in flight. */
+  private sending: readonly OutboxRow[] = [];
+  /** Something committed that only a read of the outbox finds (a NOTIFY, a writer's wake-up). */
+  private readDue = true;
+  /** Whether the last read filled a batch: more rows wait, so nothing is handed over. */
+  private backlogged = true;
+  private lastReadAt = 0;
   /** A follower's NOTIFY to the leader in flight, and whether commits came meanwhile. */
   private notifyingLeader = false;
   private notifyLeaderAgain = false;
@@ -85,8 +99,10 @@ export class OutboxRelay {
     if (this.started) return this.started;
     this.started = new Promise<void>((resolve) => (this.markStarted = resolve));
     // Writers in this process wake the relay as they commit, without NOTIFY's round trip.
-    this.stopListening = onOutboxCommitted(`${this.options.service}-service`, () =>
-      this.committedInProcess(),
+    this.stopListening = onOutboxCommitted(
+      `${this.options.service}-service`,
+      () => this.committedInProcess(),
+      () => this.offerHandoff(),
     );
     this.loop = this.run()
       .catch((error: unknown) => {
@@ -124,7 +140,7 @@ export class OutboxRelay {
    */
   private committedInProcess(): void {
     if (this.leader) {
-      this.wake.notify();
+      this.readSoon();
       return;
     }
     if (this.notifyingLeader) {
@@ -143,6 +159,36 @@ export class OutboxRelay {
         this.notifyLeaderAgain = false;
         this.committedInProcess();
       });
+  }
+
+  /**
+   * What a writer of this process may hand over to this relay while it leads with nothing else
+   * waiting: the writer's INSERT proves the rest (`insertOutboxRows`). Nothing while the outbox
+   * holds more than a batch, so a writer never scans a backlog.
+   */
+  private offerHandoff(): OutboxHandoff | undefined {
+    const relayPid = this.connection?.backendPid;
+    if (!this.isLeader() || relayPid === undefined || this.backlogged || this.stopRequested) return undefined;
+    const inHand = [
+      ...this.published,
+      ...this.sending.map((row) => row.id),
+      ...this.handed.map((row) => row.id),
+    ];
+    if (inHand.length > this.batchSize) return undefined;
+    return { relayPid, lockKey: this.lockKey, inHand, take: (rows) => this.take(rows) };
+  }
+
+  /** Rows a writer handed over after its COMMIT: sent next, unless a read comes first and finds them. */
+  private take(rows: readonly OutboxRow[]): void {
+    if (!this.leader) return;
+    this.handed.push(...rows);
+    if (this.handed.length > this.batchSize) this.readSoon();
+    this.wake.notify();
+  }
+
+  private readSoon(): void {
+    this.readDue = true;
+    this.wake.notify();
   }
 
   private async run(): Promise<void> {
@@ -174,18 +220,47 @@ export class OutboxRelay {
     for (;;) {
       const flushing = this.stopRequested;
       this.wake.clear();
-      while ((await this.publishBatch(connection)) === this.batchSize) {
-        if (Date.now() >= this.flushDeadline) return false;
-        await this.publisher.report(connection.sql);
+      if (flushing || this.readDue || this.untilPoll() === 0) {
+        this.readDue = false;
+        while ((await this.publishBatch(connection)) === this.batchSize) {
+          if (Date.now() >= this.flushDeadline) return false;
+          await this.publisher.report(connection.sql);
+        }
       }
+      await this.publishHanded(connection);
       await this.publisher.report(connection.sql, flushing);
       if (flushing) {
         await this.deletePublished(connection);
         return true;
       }
-      // No linger: what committed while the last send was in flight is the next batch, read at once.
+      // No linger: what is handed over or committed while the last send was in flight goes next, at once.
       const reportDue = this.publisher.reportDueIn();
-      await this.wake.wait(Math.min(this.pollIntervalMs, reportDue ?? Infinity));
+      await this.wake.wait(Math.min(this.untilPoll(), reportDue ?? Infinity));
+    }
+  }
+
+  /** Milliseconds until the poll reads the outbox (and deletes what was published since the last read). */
+  private untilPoll(): number {
+    return Math.max(0, this.lastReadAt + this.pollIntervalMs - Date.now());
+  }
+
+  /**
+   * Sends the rows handed over, in the order they came, without a read: their writers' INSERTs
+   * proved the lock and that nothing of their keys waited outside what this relay had in hand. A
+   * row the last read published already is not sent again.
+   */
+  private async publishHanded(connection: RelayConnection): Promise<void> {
+    while (this.handed.length > 0 && !this.readDue) {
+      const done = new Set(this.published);
+      const rows = this.handed.splice(0, this.batchSize).filter((row) => !done.has(row.id));
+      if (rows.length === 0) continue;
+      this.sending = rows;
+      try {
+        await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
+      } finally {
+        this.sending = [];
+      }
+      this.failures = 0;
     }
   }
 
@@ -202,20 +277,31 @@ export class OutboxRelay {
    */
   private async publishBatch(connection: RelayConnection): Promise<number> {
     const deleting = this.published;
+    // The read finds every row handed over so far: they are committed.
+    this.handed = [];
+    this.lastReadAt = Date.now();
     const rows = await attempt('database', () =>
       connection.readBatch(this.lockKey, this.batchSize, deleting),
     );
     this.published = [];
-    await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
+    this.backlogged = rows.length === this.batchSize;
+    // Handed over during the read, behind rows the read could not carry: the next read finds them.
+    if (this.backlogged) this.handed = [];
+    this.sending = rows;
+    try {
+      await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
+    } finally {
+      this.sending = [];
+    }
     this.failures = 0;
     return rows.length;
   }
 
   /**
-   * A relay deposed while it read or sent must not publish after its successor. The read proved
-   * the lock, and a ready producer sends right behind it, so the first send asks nothing more;
-   * every later send of the batch asks its session again, as does a first send that had to wait
-   * for the producer to connect.
+   * A relay deposed while it read or sent must not publish after its successor. The read (or the
+   * INSERT of rows handed over) proved the lock, and a ready producer sends right behind it, so the
+   * first send asks nothing more; every later send of the batch asks its session again, as does a
+   * first send that had to wait for the producer to connect.
    */
   private fenceAfterRead(connection: RelayConnection): Fence {
     let proven = this.publisher.producer.ready;
@@ -235,10 +321,11 @@ export class OutboxRelay {
       RelayConnection.open({
         databaseUrl: this.options.databaseUrl,
         applicationName: `outbox-relay:${this.options.service}`,
-        onNotify: () => this.wake.notify(),
+        onNotify: () => this.readSoon(),
         onLost: (error) => {
           if (this.leader) this.logger.warn(`${this.name}: lost its database session (${error.message})`);
           this.leader = false;
+          this.handed = [];
           this.wake.notify();
         },
       }),
@@ -250,7 +337,7 @@ export class OutboxRelay {
     if (!(await attempt('database', () => connection.tryLock(this.lockKey)))) return false;
     await attempt('database', () => connection.listen());
     this.logger.log(`${this.name}: leader (advisory lock ${this.lockKey})`);
-    this.wake.notify();
+    this.readSoon();
     return true;
   }
 
@@ -259,6 +346,9 @@ export class OutboxRelay {
     this.failures += 1;
     this.failedAttempts += 1;
     const wait = backoffDelay(this.failures, RELAY_BACKOFF);
+    // What was handed over and not sent is committed: the next read finds it, in order.
+    this.handed = [];
+    this.readDue = true;
     // A database error may mean the session (and the lock with it) is gone: start over from the
     // lock. A broker error keeps the lock and the producer; the rows are read and sent again.
     // After repeated failures the producer starts afresh, in case its own state is what fails.
@@ -288,6 +378,7 @@ export class OutboxRelay {
     const wasLeader = this.leader;
     this.connection = undefined;
     this.leader = false;
+    this.handed = [];
     await connection?.close(wasLeader ? this.lockKey : undefined);
   }
 

@@ -2,19 +2,11 @@ import { createHash } from 'node:crypto';
 import type { IHeaders, Message, TopicMessages } from 'kafkajs';
 import pg from 'pg';
 import type { SqlClient } from '@pipeline/database';
+import type { CommittedOutboxRow } from '@pipeline/messaging';
 import type { OutboxBacklog } from './outbox-relay.options';
 
-/** One `outbox` row as the relay reads it (`payload` as JSON text, ready to send). */
-export interface OutboxRow {
-  /** BIGSERIAL: pg returns int8 as a string. */
-  readonly id: string;
-  readonly event_id: string;
-  readonly topic: string;
-  readonly key: string | null;
-  readonly type: string;
-  readonly payload: string | null;
-  readonly headers: Record<string, unknown> | null;
-}
+/** One `outbox` row as the relay reads it, or as a writer hands it over (`payload` as JSON text). */
+export type OutboxRow = CommittedOutboxRow;
 
 // A bigint advisory lock shows in pg_locks as classid (high 32 bits), objid (low 32), objsubid 1.
 const HELD = (key: string) => `EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted

@@ -19,6 +19,8 @@ export interface RelayConnectionOptions {
  */
 export class RelayConnection {
   private lost = false;
+  /** The session's backend process id, known once `tryLock` ran: writers check its lock by it. */
+  backendPid: number | undefined;
   /** The session as `Sql`, handed to the relay's `onPublished` hook. */
   readonly sql: Sql;
 
@@ -79,9 +81,11 @@ export class RelayConnection {
   }
 
   async tryLock(key: number): Promise<boolean> {
-    const [row] = await this.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
-      key,
-    ]);
+    const [row] = await this.query<{ locked: boolean; pid: number }>(
+      'SELECT pg_try_advisory_lock($1::bigint) AS locked, pg_backend_pid() AS pid',
+      [key],
+    );
+    this.backendPid = row?.pid;
     return row?.locked === true;
   }
 

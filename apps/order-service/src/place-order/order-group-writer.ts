@@ -1,6 +1,6 @@
 import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
 import { OrderPlacedEvent, Topics } from '@pipeline/contracts';
-import { asDatabaseError, draftOutboxRows, insertOutboxRows, outboxCommitted } from '@pipeline/messaging';
+import { asDatabaseError, draftOutboxRows, insertOutboxRows } from '@pipeline/messaging';
 import { messageOf } from '@pipeline/observability';
 import { inTransaction, type Sql } from '@pipeline/database';
 import type pg from 'pg';
@@ -56,11 +56,11 @@ export function writeOrderGroup(pool: pg.Pool, orders: readonly PendingOrder[]):
     { kind: SpanKind.INTERNAL, root: true, links, attributes: { 'order.group.size': orders.length } },
     async (span) => {
       try {
-        const results = await inTransaction(pool, (sql) => writeOrders(sql, orders), {
+        const { results, relayOutbox } = await inTransaction(pool, (sql) => writeOrders(sql, orders), {
           connectTimeoutMs: CONNECT_TIMEOUT_MS,
         });
         // Committed: the relay publishes order.placed now, not on a NOTIFY's round trip.
-        if (results.some((result) => result.kind === 'placed')) outboxCommitted(ORDER_SOURCE);
+        relayOutbox();
         return results;
       } catch (error) {
         span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
@@ -74,12 +74,16 @@ export function writeOrderGroup(pool: pg.Pool, orders: readonly PendingOrder[]):
   );
 }
 
-async function writeOrders(sql: Sql, orders: readonly PendingOrder[]): Promise<PlaceOrderResult[]> {
+async function writeOrders(
+  sql: Sql,
+  orders: readonly PendingOrder[],
+): Promise<{ results: PlaceOrderResult[]; relayOutbox: () => void }> {
   const earlier = await claimKeys(sql, orders);
   const placing = orders.filter((order) => !earlier.has(order));
+  let relayOutbox: () => void = () => undefined;
   if (placing.length > 0) {
     await insertOrders(sql, placing);
-    await insertOutboxRows(
+    relayOutbox = await insertOutboxRows(
       sql,
       placing.flatMap((order) =>
         draftOutboxRows(
@@ -98,9 +102,13 @@ async function writeOrders(sql: Sql, orders: readonly PendingOrder[]): Promise<P
           { source: ORDER_SOURCE, trace: order.trace },
         ),
       ),
+      ORDER_SOURCE,
     );
   }
-  return orders.map((order) => earlier.get(order) ?? { kind: 'placed', orderId: order.orderId });
+  const results = orders.map(
+    (order) => earlier.get(order) ?? { kind: 'placed' as const, orderId: order.orderId },
+  );
+  return { results, relayOutbox };
 }
 
 /**

@@ -66,7 +66,7 @@ export async function runBatchTransaction(
   // Errors the database itself raised: only those can mean "database unavailable" (a handler's
   // own refused connection, to an SMTP server say, is that event's failure).
   const databaseErrors = new WeakSet<object>();
-  let outcome: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope };
+  let outcome: Outcome;
   try {
     outcome = await context.with(batchContext, () => transact(deps, events, spans, contexts, databaseErrors));
   } catch (error) {
@@ -76,6 +76,14 @@ export async function runBatchTransaction(
   }
   for (const span of spans.values()) endSpan(span);
   afterCommit(deps, outcome);
+}
+
+interface Outcome {
+  readonly processed: PendingEvent[];
+  readonly duplicates: PendingEvent[];
+  readonly scope: TransactionScope;
+  /** After COMMIT: hands the outbox rows to the relay, or wakes it (`insertOutboxRows`). */
+  readonly relayOutbox: () => void;
 }
 
 async function transact(
@@ -120,9 +128,9 @@ async function transact(
             PipelineMetrics.handlerDuration.observe(labels, seconds);
         }
       }
-      await insertOutboxRows(sql, scope.outbox);
+      const relayOutbox = await insertOutboxRows(sql, scope.outbox, deps.source);
       working = false;
-      return { processed, duplicates, scope };
+      return { processed, duplicates, scope, relayOutbox };
     });
   } catch (error) {
     // Connecting, BEGIN and COMMIT are the database's alone.
@@ -164,14 +172,10 @@ function startSpan(group: string, event: PendingEvent): Span {
 /** Committed: from here on nothing may fail the batch (it would run again), so nothing throws. */
 function afterCommit(
   deps: BatchTransactionDeps,
-  {
-    processed,
-    duplicates,
-    scope,
-  }: { processed: PendingEvent[]; duplicates: PendingEvent[]; scope: TransactionScope },
+  { processed, duplicates, scope, relayOutbox }: Outcome,
 ): void {
-  // The relay reads what this transaction published now, not on a NOTIFY's round trip.
-  if (scope.outbox.length > 0) outboxCommitted(deps.source);
+  // The relay sends (or reads) what this transaction published now, not on a NOTIFY's round trip.
+  relayOutbox();
   deps.counters.processed += processed.length;
   deps.counters.deduplicated += duplicates.length;
   try {
@@ -271,20 +275,64 @@ export function draftOutboxRows(
 
 // One statement text whatever the number of rows: arrays in, `unnest` out, so Postgres plans it
 // once per connection and the hot path sends no per-row SQL.
-const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (event_id, topic, key, type, payload, headers)
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[])`;
+const OUTBOX_COLUMNS = 'event_id, topic, key, type, payload, headers';
+const OUTBOX_VALUES =
+  'SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::jsonb[], $6::jsonb[])';
+const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (${OUTBOX_COLUMNS}) ${OUTBOX_VALUES}`;
 
-/** One set-based INSERT of drafted rows through the caller's transaction. */
-export async function insertOutboxRows(sql: Sql, drafts: readonly OutboxRowDraft[]): Promise<void> {
-  if (drafts.length === 0) return;
-  await sql.execute(INSERT_OUTBOX_ROWS, [
+/**
+ * The same INSERT for a writer its relay offered a hand-off (`OutboxHandoff`): the rows come back
+ * as the relay would read them, with the two facts that let the relay send them without reading
+ * the outbox, proven in this statement: the relay's session ($7) holds its advisory lock ($8), and
+ * no row of the same keys is waiting that the relay does not already have in hand ($9), so
+ * sending these next keeps each key's order. The rows this statement inserts are not visible to
+ * its own NOT EXISTS (one snapshot), and a row committed after it belongs to a transaction that
+ * ran concurrently with this one, so either order is an order the writers could have had.
+ */
+const INSERT_OUTBOX_ROWS_FOR_HANDOFF = `WITH inserted AS (
+    INSERT INTO outbox (${OUTBOX_COLUMNS}) ${OUTBOX_VALUES}
+    RETURNING id, event_id, topic, key, type, payload::text AS payload, headers)
+  SELECT inserted.*,
+    EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = $7::int
+      AND classid = ($8::bigint >> 32)::oid AND objid = ($8::bigint & 4294967295)::oid AND objsubid = 1)
+    AND NOT EXISTS (SELECT 1 FROM outbox waiting
+      WHERE waiting.key IN (SELECT key FROM inserted) AND NOT (waiting.id = ANY($9::bigint[]))) AS handed
+  FROM inserted ORDER BY inserted.id`;
+
+/**
+ * One set-based INSERT of drafted rows through the caller's transaction. With `source`, the rows
+ * may go to that service's relay straight from this transaction (see `OutboxHandoff`): call the
+ * function it returns right after COMMIT, and never after a rollback. It hands the rows over, or
+ * wakes the relay to read them.
+ */
+export async function insertOutboxRows(
+  sql: Sql,
+  drafts: readonly OutboxRowDraft[],
+  source?: string,
+): Promise<() => void> {
+  if (drafts.length === 0) return () => undefined;
+  const values: unknown[] = [
     drafts.map(({ metadata }) => metadata.id),
     drafts.map(({ event }) => event.topic),
     drafts.map(({ event }) => event.key),
     drafts.map(({ event }) => event.type),
     drafts.map(({ event }) => (event.payload === null ? null : JSON.stringify(event.payload))),
     drafts.map(({ metadata }) => JSON.stringify(encodeHeaders(metadata))),
+  ];
+  const handoff = source === undefined ? undefined : outboxHandoff(source);
+  if (handoff === undefined) {
+    await sql.execute(INSERT_OUTBOX_ROWS, values);
+    return source === undefined ? () => undefined : () => outboxCommitted(source);
+  }
+  const rows = await sql.query<CommittedOutboxRow & { handed: boolean }>(INSERT_OUTBOX_ROWS_FOR_HANDOFF, [
+    ...values,
+    handoff.relayPid,
+    handoff.lockKey,
+    handoff.inHand,
   ]);
+  if (rows[0]?.handed !== true) return () => outboxCommitted(source!);
+  const handed: CommittedOutboxRow[] = rows.map(({ handed: _, ...row }) => row);
+  return () => handoff.take(handed);
 }
 
 /**
@@ -309,27 +357,73 @@ export async function writeToOutbox(
  * PostgreSQL's NOTIFY and no timer on the saga's path; LISTEN/NOTIFY stays for the writers of other
  * processes (another instance, a script, psql).
  *
+ * Better still, a writer hands its rows over (`insertOutboxRows` with a source): the relay that
+ * leads in this process offers an `OutboxHandoff`, the writer's INSERT proves it may use it, and
+ * after COMMIT the relay sends the rows as they are, without reading the outbox.
+ *
  * Keyed by the CloudEvents `source` of the writer (`payment-service`), so several services in one
  * process (the tests do that) wake only their own relay.
  */
 type Listener = () => void;
 
-const listeners = new Map<string, Set<Listener>>();
+/** One `outbox` row as the relay sends it (`payload` as JSON text, as PostgreSQL prints it). */
+export interface CommittedOutboxRow {
+  /** BIGSERIAL: pg returns int8 as a string. */
+  readonly id: string;
+  readonly event_id: string;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly type: string;
+  readonly payload: string | null;
+  readonly headers: Record<string, unknown> | null;
+}
+
+/** What the leading relay of a source offers the writer that is about to insert outbox rows. */
+export interface OutboxHandoff {
+  /** The relay session's backend pid and its advisory lock: the INSERT checks it is still held. */
+  readonly relayPid: number;
+  readonly lockKey: number;
+  /** Ids of the rows the relay has in hand: sent and not deleted yet, being sent, or handed over. */
+  readonly inHand: readonly string[];
+  /** After COMMIT: the rows, to be sent after what the relay has in hand. Never throws. */
+  readonly take: (rows: readonly CommittedOutboxRow[]) => void;
+}
+
+interface Relay {
+  readonly wake: Listener;
+  readonly handoff?: () => OutboxHandoff | undefined;
+}
+
+const listeners = new Map<string, Set<Relay>>();
 
 /** Called after COMMIT by whoever wrote outbox rows for `source`. Never throws. */
 export function outboxCommitted(source: string): void {
   for (const listener of listeners.get(source) ?? []) {
     try {
-      listener();
+      listener.wake();
     } catch {
       // A listener only sets a flag; one that throws must not fail a committed transaction.
     }
   }
 }
 
-/** The relay of `source` listens; the returned function stops listening. */
-export function onOutboxCommitted(source: string, listener: Listener): () => void {
-  const set = listeners.get(source) ?? new Set<Listener>();
+/** The hand-off the leading relay of `source` in this process offers, if one does. */
+export function outboxHandoff(source: string): OutboxHandoff | undefined {
+  for (const listener of listeners.get(source) ?? []) {
+    const handoff = listener.handoff?.();
+    if (handoff !== undefined) return handoff;
+  }
+  return undefined;
+}
+
+/** The relay of `source` listens (and may offer hand-offs); the returned function stops it. */
+export function onOutboxCommitted(
+  source: string,
+  wake: Listener,
+  handoff?: () => OutboxHandoff | undefined,
+): () => void {
+  const set = listeners.get(source) ?? new Set<Relay>();
+  const listener: Relay = handoff ? { wake, handoff } : { wake };
   set.add(listener);
   listeners.set(source, set);
   return () => {

@@ -1,0 +1,163 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { draftOutboxRows, insertOutboxRows, writeToOutbox } from '@pipeline/messaging';
+import pg from 'pg';
+import { inTransaction } from '@pipeline/database';
+import { createDatabasePool } from '@pipeline/service-kit';
+import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
+import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import { eventually } from '../support/processes';
+
+// A writer of the relay's own process hands its committed rows over (insertOutboxRows with a
+// source), and the relay sends them without reading the outbox, as long as the writer's INSERT
+// proved the two things a read would: the lock is held, and no row of the same key waits that
+// the relay does not have in hand.
+
+const until = (check: () => boolean | Promise<boolean>, what: string) =>
+  eventually(async () => ((await check()) ? true : undefined), { timeoutMs: 30_000, what });
+
+const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+const SOURCE = 'order-service';
+const cleanups: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Bed {
+  readonly db: MessagingTestDatabase;
+  readonly topic: string;
+  /** The service's own pool: its sessions send no NOTIFY. */
+  readonly pool: pg.Pool;
+  relay(options?: Partial<OutboxRelayOptions>): OutboxRelay;
+  /** Writes one event of key `k` as the service's writers do, and after COMMIT hands it over. */
+  handOver(seq: number): Promise<void>;
+  /** The payload sequence numbers on the topic, in offset order. */
+  sequences(): Promise<number[]>;
+}
+
+async function bed(label: string): Promise<Bed> {
+  const db = await createMessagingTestDatabase(label);
+  cleanups.push(() => db.close());
+  const topic = uniqueName(label);
+  const topics = await createTestTopics(testKafka(), [{ name: topic }]);
+  cleanups.push(() => topics.deleteTopics());
+  const pool = createDatabasePool({
+    url: db.url,
+    poolSize: 2,
+    applicationName: SOURCE,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 30_000,
+  });
+  cleanups.push(() => pool.end());
+  return {
+    db,
+    topic,
+    pool,
+    relay: (options = {}) => {
+      const relay = new OutboxRelay({
+        service: 'order',
+        databaseUrl: db.url,
+        kafka: testKafka(),
+        logger: quiet,
+        pollIntervalMs: 60_000,
+        ...options,
+      });
+      cleanups.push(() => relay.stop());
+      return relay;
+    },
+    handOver: async (seq) => {
+      const relayOutbox = await inTransaction(pool, (sql) =>
+        insertOutboxRows(sql, draftOutboxRows([event(topic, seq)], { source: SOURCE }), SOURCE),
+      );
+      relayOutbox();
+    },
+    sequences: async () => {
+      const records = await readTopic(testKafka(), topic);
+      records.sort((a, b) => Number(a.offset) - Number(b.offset));
+      return records.map((record) => (JSON.parse(record.value?.toString() ?? 'null') as { seq: number }).seq);
+    },
+  };
+}
+
+const event = (topic: string, seq: number) => ({
+  topic,
+  key: 'k',
+  type: 'test.happened',
+  payload: { key: 'k', seq },
+  correlationId: 'k',
+});
+
+/** Counts the relay's reads of the outbox (its one statement per read), from now on. */
+function countReads(): () => number {
+  const query = vi.spyOn(pg.Client.prototype, 'query');
+  return () =>
+    query.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('WITH lock AS')).length;
+}
+
+describe('OutboxRelay hand-off from the writers of its process', () => {
+  it('sends the rows a writer hands over after COMMIT without reading the outbox', async () => {
+    const b = await bed('relay-handoff');
+    const reads = countReads();
+    const relay = b.relay();
+    await relay.start();
+    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+
+    await b.handOver(1);
+    await until(() => relay.stats.published === 1, 'the first row handed over');
+    // The next one comes while the first is still in the outbox (its DELETE waits for a read).
+    await b.handOver(2);
+    await until(() => relay.stats.published === 2, 'the second row handed over');
+    expect(reads()).toBe(1);
+    expect(await b.sequences()).toEqual([1, 2]);
+    expect((await relay.backlog()).rows).toBe(0);
+  });
+
+  it('reads the outbox instead when a row of the same key waits that the relay does not have', async () => {
+    const b = await bed('relay-handoff-behind');
+    const reads = countReads();
+    const relay = b.relay();
+    await relay.start();
+    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+
+    // Committed by the service's pool without a word to the relay: no NOTIFY, no wake-up.
+    await inTransaction(b.pool, (sql) => writeToOutbox(sql, [event(b.topic, 1)], { source: SOURCE }));
+    await b.handOver(2);
+    await until(() => relay.stats.published >= 1, 'a send');
+    // Sent from memory, seq 2 would come first and seq 1 only with the poll, a minute later.
+    expect(await b.sequences()).toEqual([1, 2]);
+    expect(reads()).toBe(2);
+  });
+
+  it('is not handed rows once its session lost the lock, though it believes it leads', async () => {
+    const b = await bed('relay-handoff-fenced');
+    let lockDropped = false;
+    // A publishes seq 1, then its session loses the lock and lives on (a pooler that swapped its
+    // backend, a hook that ran pg_advisory_unlock_all): A still believes it leads.
+    const relayA = b.relay({
+      onPublishedIntervalMs: 0,
+      onPublished: async (_batch, sql) => {
+        if (lockDropped) return;
+        await sql.query('SELECT pg_advisory_unlock_all()');
+        lockDropped = true;
+      },
+    });
+    await relayA.start();
+    await b.handOver(1);
+    await until(() => lockDropped, 'A lost its lock');
+    expect(relayA.isLeader()).toBe(true);
+    const relayB = b.relay();
+    await relayB.start();
+    // B's start-up read sends seq 1 again: A's DELETE of it would have ridden with A's next read.
+    await until(() => relayB.isLeader() && relayB.stats.published === 1, 'B took the free lock');
+
+    // A offers the hand-off first (it listened first); the INSERT's proof refuses it, so the
+    // writer wakes both relays: B reads and sends, A's read finds its lock gone.
+    await b.handOver(2);
+    await until(() => relayB.stats.published === 2, 'B sent seq 2');
+    await until(() => relayA.stats.failures >= 1, 'A failed its fence');
+    expect(relayA.stats.published).toBe(1);
+    expect(await b.sequences()).toEqual([1, 1, 2]);
+  });
+});
