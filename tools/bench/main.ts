@@ -130,7 +130,8 @@ async function main(argv: string[]): Promise<number> {
       await dropDatabases(options, databases).catch(() => undefined);
   }
 
-  // After the services stopped: they flushed their last spans on the way out.
+  // Each measured step's traces were read right after it (runStep); this reads those of the steps
+  // Zipkin did not answer for then, now that the services have stopped and flushed their spans.
   const traced = await withHopBreakdowns(measured.steps, options.topicPrefix, say);
   const half = outcome.half && traced.steps[measured.steps.indexOf(outcome.half)];
   const results = benchResults({

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
 import type { BenchConfig } from './bench-args';
-import { repoRoot } from './bench-environment';
+import { repoRoot, traceRatio, zipkinUrl } from './bench-environment';
 import { say } from './bench-log';
 import type { BenchResults, StepResult } from './bench-results';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
@@ -237,6 +237,7 @@ export async function runPipeline(
       steps: results.steps,
       onLoadgenStarted: (pid) => (loadgenPid = pid),
       ...(page ? { page } : {}),
+      ...(traceRatio() > 0 ? { traces: { zipkinUrl: zipkinUrl() } } : {}),
     };
     await measureIdle(context, results);
     return await runLoad(context, results, kafkaPid !== undefined);

@@ -10,6 +10,7 @@ import { trafficBetween, type OpenFlowPage, type PageTraffic } from './console-p
 import type { CpuMeter, CpuSnapshot } from './proc-stats';
 import { readWork, type WorkReading } from './read-counters';
 import { servicePort, type StackOptions } from './stack-under-test';
+import { readStepHops, type SettleOptions } from './step-traces';
 import { judgeStep } from './step-verdict';
 import { stepCounts, type IdleRates } from './work-counts';
 
@@ -27,6 +28,12 @@ export interface StepContext {
   idleRates?: IdleRates;
   /** The console's CPU with the page open and no load, in cores, once measured. */
   consoleIdleCoreShare?: number;
+  /**
+   * The Zipkin the services export to, when each measured step's sampled orders' traces are to be
+   * read back right after it (its per-hop breakdown, `hops`): the bench with tracing on. None for
+   * the soak's ramp, which wants no breakdown.
+   */
+  readonly traces?: { readonly zipkinUrl: string; readonly settle?: SettleOptions };
 }
 
 /** Waits (bounded) until every service's group has caught up, so a step never inherits a backlog. */
@@ -129,9 +136,34 @@ export async function runStep(
         : undefined,
     reportFile: `loadgen-${name}.html`,
   });
-  context.steps.push(result);
   sayOutcome(result);
-  return result;
+  const hops = context.traces ? await readHops(context, context.traces, result) : undefined;
+  const measured = hops ? { ...result, hops } : result;
+  context.steps.push(measured);
+  return measured;
+}
+
+/**
+ * A measured step's per-hop breakdown, read now, before the next step: Zipkin keeps a bounded
+ * number of spans, and the later (faster) steps' traces would push this one's out by the end of
+ * the run. First every group catches up (as the next step would wait for anyway): a consumer
+ * still working through a backlog, in transactions of seconds, exports its spans only as they
+ * commit, and its hops would be missing from the traces.
+ */
+async function readHops(
+  context: StepContext,
+  traces: NonNullable<StepContext['traces']>,
+  result: StepResult,
+): Promise<StepResult['hops']> {
+  if (result.label === 'warm-up') return undefined;
+  const backlog = await waitForCatchUp(context.admin, context.options, 60);
+  if (backlog > 0) say(`  (still ${backlog} records behind after 60 s; reading the step's traces anyway)`);
+  return readStepHops(
+    result,
+    { url: traces.zipkinUrl, topicPrefix: context.options.topicPrefix },
+    say,
+    traces.settle,
+  );
 }
 
 function sayOutcome(result: StepResult): void {
