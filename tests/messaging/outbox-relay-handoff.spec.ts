@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { draftOutboxRows, insertOutboxRows, writeToOutbox } from '@pipeline/messaging';
 import pg from 'pg';
-import { inTransaction } from '@pipeline/database';
+import { inTransaction, sqlOverPrisma, type Sql } from '@pipeline/database';
 import { createDatabasePool } from '@pipeline/service-kit';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
@@ -33,15 +33,15 @@ interface Bed {
   relay(options?: Partial<OutboxRelayOptions>): OutboxRelay;
   /** Writes one event of key `k` as the service's writers do, and after COMMIT hands it over. */
   handOver(seq: number): Promise<void>;
-  /** The payload sequence numbers on the topic, in offset order. */
-  sequences(): Promise<number[]>;
+  /** The payload sequence numbers of `key` (default `k`) on the topic, in offset order. */
+  sequences(key?: string): Promise<number[]>;
 }
 
 async function bed(label: string): Promise<Bed> {
   const db = await createMessagingTestDatabase(label);
   cleanups.push(() => db.close());
   const topic = uniqueName(label);
-  const topics = await createTestTopics(testKafka(), [{ name: topic }]);
+  const topics = await createTestTopics(testKafka(), [{ name: topic, partitions: 3 }]);
   cleanups.push(() => topics.deleteTopics());
   const pool = createDatabasePool({
     url: db.url,
@@ -73,10 +73,12 @@ async function bed(label: string): Promise<Bed> {
       );
       relayOutbox();
     },
-    sequences: async () => {
+    sequences: async (key = 'k') => {
       const records = await readTopic(testKafka(), topic);
-      records.sort((a, b) => Number(a.offset) - Number(b.offset));
-      return records.map((record) => (JSON.parse(record.value?.toString() ?? 'null') as { seq: number }).seq);
+      records.sort((a, b) => a.partition - b.partition || Number(a.offset) - Number(b.offset));
+      return records
+        .filter((record) => record.key?.toString() === key)
+        .map((record) => (JSON.parse(record.value?.toString() ?? 'null') as { seq: number }).seq);
     },
   };
 }
@@ -94,6 +96,44 @@ function countReads(): () => number {
   const query = vi.spyOn(pg.Client.prototype, 'query');
   return () =>
     query.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('WITH lock AS')).length;
+}
+
+/**
+ * `perKey` events for each of `keys`, in transactions of 1..5 events on 10 concurrent writers,
+ * each transaction at random one of the service's (its rows handed over) or one of another
+ * session (a script: its trigger NOTIFYs). Each first locks its key, as a service locks the
+ * aggregate's row, then numbers its events: per key, the numbers follow commit order.
+ */
+async function writeMixed(b: Bed, keys: readonly string[], perKey: number): Promise<Map<string, number>> {
+  const sequences = new Map<string, number>();
+  const tasks: { key: string; count: number; handOver: boolean }[] = [];
+  for (const key of keys)
+    for (let left = perKey; left > 0;) {
+      const count = Math.min(left, 1 + Math.floor(Math.random() * 5));
+      tasks.push({ key, count, handOver: Math.random() < 0.5 });
+      left -= count;
+    }
+  tasks.sort(() => Math.random() - 0.5);
+  const write = async (sql: Sql, key: string, count: number, source?: string) => {
+    await sql.query('SELECT 1 FROM pg_advisory_xact_lock(hashtext($1))', [key]);
+    const first = (sequences.get(key) ?? 0) + 1;
+    sequences.set(key, first + count - 1);
+    const events = Array.from({ length: count }, (_, i) => ({
+      ...event(b.topic, first + i),
+      key,
+      payload: { key, seq: first + i },
+    }));
+    return insertOutboxRows(sql, draftOutboxRows(events, { source: SOURCE }), source);
+  };
+  const worker = async () => {
+    for (let task = tasks.pop(); task; task = tasks.pop()) {
+      const { key, count } = task;
+      if (task.handOver) (await inTransaction(b.pool, (sql) => write(sql, key, count, SOURCE)))();
+      else await b.db.prisma.$transaction((tx) => write(sqlOverPrisma(tx), key, count));
+    }
+  };
+  await Promise.all(Array.from({ length: 10 }, worker));
+  return sequences;
 }
 
 describe('OutboxRelay hand-off from the writers of its process', () => {
@@ -159,5 +199,22 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     await until(() => relayA.stats.failures >= 1, 'A failed its fence');
     expect(relayA.stats.published).toBe(1);
     expect(await b.sequences()).toEqual([1, 1, 2]);
+  });
+
+  it("keeps each key in commit order when handed rows and other sessions' rows interleave", async () => {
+    const b = await bed('relay-handoff-mixed');
+    const reads = countReads();
+    const relay = b.relay({ pollIntervalMs: 1_000 });
+    await relay.start();
+    const keys = Array.from({ length: 20 }, (_, i) => `order-${i}`);
+    const sequences = await writeMixed(b, keys, 100);
+    await until(() => relay.stats.published === 2000, 'all 2,000 events published');
+    for (const key of keys)
+      expect(await b.sequences(key), key).toEqual(
+        Array.from({ length: sequences.get(key)! }, (_, i) => i + 1),
+      );
+    // Both ways were taken: some rows went out without a read, some with one.
+    expect(reads()).toBeGreaterThan(1);
+    expect(reads()).toBeLessThan(1000);
   });
 });
