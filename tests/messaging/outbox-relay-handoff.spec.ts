@@ -201,6 +201,30 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     expect(await b.sequences()).toEqual([1, 1, 2]);
   });
 
+  it('asks for its lock again before sending rows handed over before its session ran a statement', async () => {
+    const b = await bed('relay-handoff-stale-proof');
+    let lockDropped = false;
+    // Inside A's report (its onPublished hook, on its session): a writer hands seq 2 over, its
+    // INSERT proving A's lock, and then the hook drops the lock; A still believes it leads.
+    const relayA = b.relay({
+      onPublishedIntervalMs: 0,
+      onPublished: async (_batch, sql) => {
+        if (lockDropped) return;
+        await b.handOver(2);
+        await sql.query('SELECT pg_advisory_unlock_all()');
+        lockDropped = true;
+      },
+    });
+    await relayA.start();
+    await b.handOver(1);
+    await until(() => relayA.stats.failures >= 1, 'A refused to send seq 2 without its lock');
+    expect(lockDropped).toBe(true);
+    // A takes the free lock again and reads seq 2 from the outbox: sent once, after seq 1. (Without
+    // the second proof A sends it at once, with no lock, and fails nothing until its poll.)
+    await until(async () => (await relayA.backlog()).rows === 0, 'seq 2 read and sent');
+    expect(await b.sequences()).toEqual([1, 2]);
+  });
+
   it("keeps each key in commit order when handed rows and other sessions' rows interleave", async () => {
     const b = await bed('relay-handoff-mixed');
     const reads = countReads();

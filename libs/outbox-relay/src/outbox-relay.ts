@@ -58,6 +58,13 @@ export class OutboxRelay {
   private published: string[] = [];
   /** Rows writers of this process handed over after their COMMIT, in that order, not sent yet. */
   private handed: OutboxRow[] = [];
+  /**
+   * Statements run on the relay's session other than proofs of its lock (its reads, DELETEs and
+   * `onPublished` hook): any of them may have dropped the lock (`pg_advisory_unlock_all()`) after
+   * a writer's INSERT proved it. `handedSince`: the count when the oldest queued row was offered.
+   */
+  private sessionTurns = 0;
+  private handedSince = 0;
   /** The rows of the send in flight. */
   private sending: readonly OutboxRow[] = [];
   /** Something committed that only a read of the outbox finds (a NOTIFY, a writer's wake-up). */
@@ -168,22 +175,29 @@ export class OutboxRelay {
    */
   private offerHandoff(): OutboxHandoff | undefined {
     const relayPid = this.connection?.backendPid;
-    if (!this.isLeader() || relayPid === undefined || this.backlogged || this.stopRequested) return undefined;
+    if (!this.isLeader() || relayPid === undefined || this.backlogged || this.readDue || this.stopRequested)
+      return undefined;
     const inHand = [
       ...this.published,
       ...this.sending.map((row) => row.id),
       ...this.handed.map((row) => row.id),
     ];
     if (inHand.length > this.batchSize) return undefined;
-    return { relayPid, lockKey: this.lockKey, inHand, take: (rows) => this.take(rows) };
+    const offeredAt = this.sessionTurns;
+    return { relayPid, lockKey: this.lockKey, inHand, take: (rows) => this.take(rows, offeredAt) };
   }
 
-  /** Rows a writer handed over after its COMMIT: sent next, unless a read comes first and finds them. */
-  private take(rows: readonly OutboxRow[]): void {
-    if (!this.leader) return;
+  /**
+   * Rows a writer handed over after its COMMIT: sent next, unless a read comes first and finds them.
+   * `false` when this relay no longer leads: the writer wakes whoever does instead.
+   */
+  private take(rows: readonly OutboxRow[], offeredAt: number): boolean {
+    if (!this.leader) return false;
+    if (this.handed.length === 0) this.handedSince = offeredAt;
     this.handed.push(...rows);
     if (this.handed.length > this.batchSize) this.readSoon();
     this.wake.notify();
+    return true;
   }
 
   private readSoon(): void {
@@ -224,11 +238,11 @@ export class OutboxRelay {
         this.readDue = false;
         while ((await this.publishBatch(connection)) === this.batchSize) {
           if (Date.now() >= this.flushDeadline) return false;
-          await this.publisher.report(connection.sql);
+          await this.report(connection);
         }
       }
       await this.publishHanded(connection);
-      await this.publisher.report(connection.sql, flushing);
+      await this.report(connection, flushing);
       if (flushing) {
         await this.deletePublished(connection);
         return true;
@@ -239,6 +253,10 @@ export class OutboxRelay {
     }
   }
 
+  private async report(connection: RelayConnection, now = false): Promise<void> {
+    if (await this.publisher.report(connection.sql, now)) this.sessionTurns += 1;
+  }
+
   /** Milliseconds until the poll reads the outbox (and deletes what was published since the last read). */
   private untilPoll(): number {
     return Math.max(0, this.lastReadAt + this.pollIntervalMs - Date.now());
@@ -246,26 +264,22 @@ export class OutboxRelay {
 
   /**
    * Sends the rows handed over, in the order they came, without a read: their writers' INSERTs
-   * proved the lock and that nothing of their keys waited outside what this relay had in hand. A
-   * row the last read published already is not sent again.
+   * proved the lock and that nothing of their keys waited outside what this relay had in hand;
+   * once this relay's session ran anything since, the first send asks for the lock again. A row
+   * the last read published already is not sent again.
    */
   private async publishHanded(connection: RelayConnection): Promise<void> {
     while (this.handed.length > 0 && !this.readDue) {
+      const proven = this.handedSince === this.sessionTurns;
       const done = new Set(this.published);
       const rows = this.handed.splice(0, this.batchSize).filter((row) => !done.has(row.id));
-      if (rows.length === 0) continue;
-      this.sending = rows;
-      try {
-        await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
-      } finally {
-        this.sending = [];
-      }
-      this.failures = 0;
+      if (rows.length > 0) await this.publishRows(connection, rows, proven);
     }
   }
 
   private async deletePublished(connection: RelayConnection): Promise<void> {
     if (this.published.length === 0) return;
+    this.sessionTurns += 1;
     const ids = this.published;
     await attempt('database', () => connection.deleteRows(ids));
     this.published = [];
@@ -279,6 +293,7 @@ export class OutboxRelay {
     const deleting = this.published;
     // The read finds every row handed over so far: they are committed.
     this.handed = [];
+    this.sessionTurns += 1;
     this.lastReadAt = Date.now();
     const rows = await attempt('database', () =>
       connection.readBatch(this.lockKey, this.batchSize, deleting),
@@ -287,14 +302,19 @@ export class OutboxRelay {
     this.backlogged = rows.length === this.batchSize;
     // Handed over during the read, behind rows the read could not carry: the next read finds them.
     if (this.backlogged) this.handed = [];
+    await this.publishRows(connection, rows, true);
+    return rows.length;
+  }
+
+  /** Publishes `rows` (in hand meanwhile), behind the fence; `proven`: the lock was just proven. */
+  private async publishRows(connection: RelayConnection, rows: readonly OutboxRow[], proven: boolean) {
     this.sending = rows;
     try {
-      await this.publisher.publish(rows, this.fenceAfterRead(connection), this.published);
+      await this.publisher.publish(rows, this.fence(connection, proven), this.published);
     } finally {
       this.sending = [];
     }
     this.failures = 0;
-    return rows.length;
   }
 
   /**
@@ -303,8 +323,8 @@ export class OutboxRelay {
    * first send asks nothing more; every later send of the batch asks its session again, as does a
    * first send that had to wait for the producer to connect.
    */
-  private fenceAfterRead(connection: RelayConnection): Fence {
-    let proven = this.publisher.producer.ready;
+  private fence(connection: RelayConnection, lockProven: boolean): Fence {
+    let proven = lockProven && this.publisher.producer.ready;
     return async () => {
       if (proven) {
         proven = false;
@@ -379,6 +399,8 @@ export class OutboxRelay {
     this.connection = undefined;
     this.leader = false;
     this.handed = [];
+    // A new session reads before it offers anything.
+    this.backlogged = true;
     await connection?.close(wasLeader ? this.lockKey : undefined);
   }
 

@@ -70,10 +70,13 @@ export class RelayPublisher {
     return this.pending.dueIn(performance.now());
   }
 
-  /** The records published since the last report, once due (or now); a failure is only logged. */
-  async report(sql: Sql, now = false): Promise<void> {
+  /**
+   * The records published since the last report, once due (or now); a failure is only logged.
+   * Resolves `true` when the `onPublished` hook ran (on the relay's session, `sql`).
+   */
+  async report(sql: Sql, now = false): Promise<boolean> {
     const dueIn = this.reportDueIn();
-    if (dueIn === undefined || (dueIn > 0 && !now)) return;
+    if (dueIn === undefined || (dueIn > 0 && !now)) return false;
     try {
       await this.options.onPublished?.(this.pending.take(), sql);
     } catch (error) {
@@ -81,6 +84,7 @@ export class RelayPublisher {
         `${this.name}: onPublished failed (the batch is published all the same): ${messageOf(error)}`,
       );
     }
+    return true;
   }
 
   /** A send the broker refuses as too large goes again row by row; a lone row is dead-lettered. */

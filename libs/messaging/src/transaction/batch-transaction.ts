@@ -332,7 +332,15 @@ export async function insertOutboxRows(
   ]);
   if (rows[0]?.handed !== true) return () => outboxCommitted(source!);
   const handed: CommittedOutboxRow[] = rows.map(({ handed: _, ...row }) => row);
-  return () => handoff.take(handed);
+  return () => {
+    let taken = false;
+    try {
+      taken = handoff.take(handed);
+    } catch {
+      // Committed: a hand-off that threw must not fail the writer; the relay's read finds the rows.
+    }
+    if (!taken) outboxCommitted(source!);
+  };
 }
 
 /**
@@ -385,8 +393,11 @@ export interface OutboxHandoff {
   readonly lockKey: number;
   /** Ids of the rows the relay has in hand: sent and not deleted yet, being sent, or handed over. */
   readonly inHand: readonly string[];
-  /** After COMMIT: the rows, to be sent after what the relay has in hand. Never throws. */
-  readonly take: (rows: readonly CommittedOutboxRow[]) => void;
+  /**
+   * After COMMIT: the rows, to be sent after what the relay has in hand; `false` when the relay no
+   * longer leads (the writer then wakes whoever does).
+   */
+  readonly take: (rows: readonly CommittedOutboxRow[]) => boolean;
 }
 
 interface Relay {
