@@ -90,6 +90,19 @@ describe('console: a load run from the Load page, against the real pipeline', ()
     await expect(page.locator('[data-field="summary"]').textContent()).resolves.toContain('VERDICT PASS');
     await screenshot(page, 'load-summary');
 
+    // A finished run's summary is not re-rendered by the page's status refresh: the same node
+    // stays (a click on its link is not lost to a swap), and an opened <details> stays open.
+    await page.locator('#load-summary details summary').click();
+    await page.locator('#load-summary').evaluate((node) => ((node as { marked?: boolean }).marked = true));
+    for (let tick = 0; tick < 2; tick += 1)
+      await page.waitForResponse((response) => response.url().endsWith('/load/status'));
+    await expect(
+      page.locator('#load-summary').evaluate((node) => (node as { marked?: boolean }).marked),
+    ).resolves.toBe(true);
+    await expect(
+      page.locator('#load-summary details').evaluate((node) => (node as { open: boolean }).open),
+    ).resolves.toBe(true);
+
     // The JSON report beside the HTML one says the same.
     const href = (await page.locator('a[data-link="report"]').getAttribute('href'))!;
     const name = /^\/load\/reports\/(load-[0-9TZ-]+)\.html$/.exec(href)?.[1];

@@ -22,10 +22,14 @@ function liveOrders(table) {
 function refreshing(element) {
   const url = element.dataset.refreshUrl;
   const every = Number(element.dataset.refreshMs || 2000);
+  // Replaced only when the fragment changed: a finished load run's summary stays the same node,
+  // so a click on its report link is never lost to a refresh and an opened <details> stays open.
+  let shown;
   const tick = async () => {
     try {
       const response = await fetch(url, { headers: { accept: 'text/html' } });
-      if (response.ok) element.innerHTML = await response.text();
+      const fragment = response.ok ? await response.text() : shown;
+      if (fragment !== shown) element.innerHTML = shown = fragment;
     } catch {
       // The console restarting: try again at the next tick.
     }
