@@ -33,9 +33,10 @@ const [counter, plan] = [process.argv[1], JSON.parse(process.argv[2])];
 const n = (fs.existsSync(counter) ? Number(fs.readFileSync(counter, 'utf8')) : 0) + 1;
 fs.writeFileSync(counter, String(n));
 const step = plan[Math.min(n, plan.length) - 1];
-console.log('start ' + n + ' pid ' + process.pid);
 if (step.ignoreTerm) process.on('SIGTERM', () => console.log('ignoring SIGTERM'));
 if (step.termExit !== undefined) process.on('SIGTERM', () => process.exit(step.termExit));
+// Only once the handlers are in place: a test that waits for this line may signal at once.
+console.log('start ' + n + ' pid ' + process.pid);
 if (step.exit !== undefined) setTimeout(() => process.exit(step.exit), step.afterMs ?? 0);
 else setInterval(() => {}, 60000);
 `;
