@@ -12,6 +12,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
+import { waitUntilServed } from '@pipeline/messaging';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -90,10 +91,8 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
     admin = kafka.admin();
     producer = kafka.producer({ allowAutoTopicCreation: false });
     await Promise.all([admin.connect(), producer.connect()]);
-    await admin.createTopics({ topics: [{ topic: orders, numPartitions: 1 }], waitForLeaders: true });
-    await eventually(async () =>
-      (await admin.fetchTopicMetadata({ topics: [orders] })).topics.length ? true : undefined,
-    );
+    await admin.createTopics({ topics: [{ topic: orders, numPartitions: 1 }], waitForLeaders: false });
+    await waitUntilServed(admin, [orders]);
     // Three well-formed-looking records in one zstd batch, written by librdkafka.
     const child = exec(
       'kcat',

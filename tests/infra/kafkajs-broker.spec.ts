@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { waitUntilServed } from '@pipeline/messaging';
 import {
   Kafka,
   logLevel,
@@ -126,10 +127,12 @@ describe('kafkajs 2.2.4 against the real Kafka broker', () => {
 
     const created = await admin.createTopics({
       topics: [{ topic: TOPIC, numPartitions: PARTITIONS }], // replication factor: broker default
-      waitForLeaders: true,
+      // Not waitForLeaders: kafkajs gives up on UNKNOWN_TOPIC_OR_PARTITION while the broker is busy.
+      waitForLeaders: false,
       timeout: 15_000,
     });
     expect(created).toBe(true);
+    await waitUntilServed(admin, [TOPIC]);
 
     const { topics } = await admin.fetchTopicMetadata({ topics: [TOPIC] });
     expect(topics).toHaveLength(1);
