@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyError, isDependencyOutage } from '@pipeline/messaging';
 import { smtpFailure } from './smtp-failure';
-import { smtpPoolOptions } from './smtp.options';
 
 const smtpError = (message: string, fields: Record<string, unknown>): Error =>
   Object.assign(new Error(message), fields);
@@ -25,21 +24,5 @@ describe('smtpFailure', () => {
     expect(classifyError(error)).toBe('fatal');
     expect(isDependencyOutage(error)).toBe(false);
     expect(error.code).toBe('SMTP_REJECTED');
-  });
-});
-
-describe('smtpPoolOptions', () => {
-  it('pools connections to the host and port of SMTP_URL', () => {
-    expect(smtpPoolOptions('smtp://127.0.0.1:1025')).toMatchObject({
-      pool: true,
-      host: '127.0.0.1',
-      port: 1025,
-      secure: false,
-    });
-  });
-
-  it('uses implicit TLS and credentials when the URL says so', () => {
-    const options = smtpPoolOptions('smtps://user%40x:p%3Ass@mail.example.test');
-    expect(options).toMatchObject({ secure: true, port: 465, auth: { user: 'user@x', pass: 'p:ss' } });
   });
 });
