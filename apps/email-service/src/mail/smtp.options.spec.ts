@@ -7,10 +7,11 @@ import { smtpFailure } from './smtp-failure';
 import { SMTP_POOL_CONNECTIONS, smtpPoolOptions } from './smtp.options';
 
 /** A real SMTP server on a free loopback port that keeps the Message-ID of what it accepts. */
-async function smtpServer(): Promise<{ port: number; accepted: string[]; close(): Promise<void> }> {
+async function smtpServer(port = 0): Promise<{ port: number; accepted: string[]; close(): Promise<void> }> {
   const accepted: string[] = [];
   const server = new SMTPServer({
     disabledCommands: ['STARTTLS', 'AUTH'],
+    closeTimeout: 100, // then it ends the pool's idle connections itself
     logger: false,
     onData(stream, _session, callback) {
       let text = '';
@@ -21,9 +22,13 @@ async function smtpServer(): Promise<{ port: number; accepted: string[]; close()
       });
     },
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { port, accepted, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.server.address() as AddressInfo;
+  return {
+    port: address.port,
+    accepted,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A loopback port nothing listens on. */
@@ -56,9 +61,10 @@ describe('smtpPoolOptions', () => {
     });
   });
 
-  it('uses implicit TLS and credentials when the URL says so', () => {
+  it('uses implicit TLS and credentials when the URL says so, over a socket nodemailer connects', () => {
     const options = smtpPoolOptions('smtps://user%40x:p%3Ass@mail.example.test');
     expect(options).toMatchObject({ secure: true, port: 465, auth: { user: 'user@x', pass: 'p:ss' } });
+    expect(options.getSocket).toBeUndefined();
   });
 
   it('delivers over pooled sockets that have Nagle off', async () => {
@@ -94,4 +100,29 @@ describe('smtpPoolOptions', () => {
       transport.close();
     }
   });
+
+  it('fails every send while the server is down and delivers again once it is back', async () => {
+    const before = await smtpServer();
+    const { port } = before;
+    const transport = createTransport(smtpPoolOptions(`smtp://127.0.0.1:${port}`));
+    const batch = (from: number) => [0, 1, 2, 3, 4, 5, 6].map((n) => email(from + n));
+    try {
+      await Promise.all(batch(0).map((message) => transport.sendMail(message)));
+      await before.close();
+      // More failures than pooled connections: none may leave a connection slot behind.
+      for (let round = 0; round < 3; round += 1) {
+        const outcomes = await Promise.allSettled(batch(100 + 10 * round).map((m) => transport.sendMail(m)));
+        expect(outcomes.map((outcome) => outcome.status)).toEqual(Array(7).fill('rejected'));
+      }
+      const after = await smtpServer(port);
+      try {
+        await Promise.all(batch(200).map((message) => transport.sendMail(message)));
+        expect(after.accepted).toHaveLength(7);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      transport.close();
+    }
+  }, 30_000);
 });
