@@ -12,7 +12,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { randomUUID } from 'node:crypto';
-import { waitUntilServed } from '@pipeline/messaging';
+import { createServedTopics } from '@pipeline/messaging';
 import type { Admin, Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -91,8 +91,7 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
     admin = kafka.admin();
     producer = kafka.producer({ allowAutoTopicCreation: false });
     await Promise.all([admin.connect(), producer.connect()]);
-    await admin.createTopics({ topics: [{ topic: orders, numPartitions: 1 }], waitForLeaders: false });
-    await waitUntilServed(admin, [orders]);
+    await createServedTopics(admin, [{ topic: orders, numPartitions: 1 }]);
     // Three well-formed-looking records in one zstd batch, written by librdkafka.
     const child = exec(
       'kcat',

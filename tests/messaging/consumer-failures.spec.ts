@@ -1,5 +1,5 @@
 import { DeadLetterHeaders, EventHeaders, headerValue } from '@pipeline/contracts';
-import { waitUntilServed } from '@pipeline/messaging';
+import { createServedTopics } from '@pipeline/messaging';
 import { CompressionTypes, type KafkaMessage } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readTopic } from '../support/kafka';
@@ -160,10 +160,7 @@ describe('KafkaEventServer: failure policy', () => {
     const admin = current.kafka.admin();
     await admin.connect();
     try {
-      // Not kafkajs's waitForLeaders: it gives up on UNKNOWN_TOPIC_OR_PARTITION while a busy broker
-      // is still propagating the new topic's metadata.
-      await admin.createTopics({ topics: [{ topic: missing, numPartitions: 1 }], waitForLeaders: false });
-      await waitUntilServed(admin, [missing]);
+      await createServedTopics(admin, [{ topic: missing, numPartitions: 1 }]);
       await committedPast(current, 2);
       const letters = await readTopic(current.kafka, missing);
       expect(letters.map((letter) => letter.key?.toString())).toEqual(['bad']);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Kafka, type KafkaMessage } from 'kafkajs';
-import { createKafka, parseBrokerList, waitUntilServed } from '@pipeline/messaging';
+import { createKafka, createServedTopics, parseBrokerList } from '@pipeline/messaging';
 
 export const KAFKA_BROKERS = parseBrokerList(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092');
 
@@ -18,18 +18,14 @@ export async function createTestTopics(
 ): Promise<{ admin: Admin; deleteTopics: () => Promise<void> }> {
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: false,
-    topics: topics.map((topic) => ({
+  await createServedTopics(
+    admin,
+    topics.map((topic) => ({
       topic: topic.name,
       numPartitions: topic.partitions ?? 1,
       replicationFactor: 1,
       configEntries: topic.configEntries ?? [],
     })),
-  });
-  await waitUntilServed(
-    admin,
-    topics.map((topic) => topic.name),
   );
   return {
     admin,

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import type { Admin } from 'kafkajs';
-import { waitUntilServed } from '@pipeline/messaging';
+import { createServedTopics } from '@pipeline/messaging';
 import {
   parseConsumerPerf,
   parsePgbench,
@@ -36,11 +36,7 @@ export async function measureKafka(options: {
 }): Promise<KafkaLimits> {
   const { admin, topic, records, recordSize } = options;
   const partitions = 6;
-  await admin.createTopics({
-    topics: [{ topic, numPartitions: partitions, replicationFactor: 1 }],
-    waitForLeaders: false, // kafkajs's wait gives up on UNKNOWN_TOPIC_OR_PARTITION on a busy broker
-  });
-  await waitUntilServed(admin, [topic]);
+  await createServedTopics(admin, [{ topic, numPartitions: partitions, replicationFactor: 1 }]);
   const env = { ...process.env, KAFKA_BOOTSTRAP: options.brokers };
   try {
     const produce = async (lingerMs: number): Promise<ProducerPerf> => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin, ITopicConfig, Kafka } from 'kafkajs';
-import { waitUntilServed } from '@pipeline/messaging';
+import { createServedTopics } from '@pipeline/messaging';
 import type { ExperimentContext } from '../experiment';
 
 /**
@@ -95,16 +95,15 @@ export class LabResources {
   async createTopics(topics: readonly LabTopic[]): Promise<string[]> {
     const admin = await this.connectedAdmin();
     const names = topics.map((topic) => this.name(topic.name));
-    await admin.createTopics({
-      waitForLeaders: false,
-      topics: topics.map((topic) => ({
+    await createServedTopics(
+      admin,
+      topics.map((topic) => ({
         topic: this.name(topic.name),
         numPartitions: topic.partitions ?? 1,
         replicationFactor: topic.replicationFactor ?? 1,
         configEntries: topic.configEntries ?? [],
       })),
-    });
-    await waitUntilServed(admin, names);
+    );
     return names;
   }
 

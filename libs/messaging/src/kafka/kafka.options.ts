@@ -7,6 +7,7 @@ import {
   type AdminConfig,
   type Consumer,
   type ConsumerConfig,
+  type ITopicConfig,
   type KafkaConfig,
   type Producer,
   type ProducerConfig,
@@ -75,6 +76,19 @@ export function parseBrokerList(value: string): string[] {
     .split(',')
     .map((broker) => broker.trim())
     .filter((broker) => broker.length > 0);
+}
+
+/**
+ * Creates topics and waits until they are served. Not kafkajs's `waitForLeaders`: it gives up
+ * with UNKNOWN_TOPIC_OR_PARTITION when the answering broker's metadata lags the creation, which a
+ * busy broker does now and then.
+ */
+export async function createServedTopics(admin: Admin, topics: ITopicConfig[]): Promise<void> {
+  await admin.createTopics({ waitForLeaders: false, topics });
+  await waitUntilServed(
+    admin,
+    topics.map((topic) => topic.topic),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Admin, ITopicConfig } from 'kafkajs';
 import type { TopicSpec } from '@pipeline/contracts';
-import { waitUntilServed } from '@pipeline/messaging';
+import { createServedTopics } from '@pipeline/messaging';
 
 export interface ProvisioningOptions {
   readonly partitions: number;
@@ -46,15 +46,9 @@ export async function provisionTopics(
   const existingTopics = new Set(await admin.listTopics());
   const missing = specs.filter((spec) => !existingTopics.has(spec.name));
   if (missing.length > 0) {
-    // kafkajs's own waitForLeaders gives up with UNKNOWN_TOPIC_OR_PARTITION when the broker's
-    // metadata lags the creation; waitUntilServed below retries that instead.
-    await admin.createTopics({
-      waitForLeaders: false,
-      topics: missing.map((spec) => topicConfig(spec, options)),
-    });
-    await waitUntilServed(
+    await createServedTopics(
       admin,
-      missing.map((spec) => spec.name),
+      missing.map((spec) => topicConfig(spec, options)),
     );
   }
   return {
