@@ -6,6 +6,7 @@ import { createDatabasePool } from '@pipeline/service-kit';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import { planNodes, scansOf } from '../support/db';
 import { eventually } from '../support/processes';
 
 // A writer of the relay's own process hands its committed rows over (insertOutboxRows with a
@@ -168,6 +169,54 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     // Sent from memory, seq 2 would come first and seq 1 only with the poll, a minute later.
     expect(await b.sequences()).toEqual([1, 2]);
     expect(reads()).toBe(2);
+  });
+
+  it("proves no row of the same key waits through the outbox's key index, however large and unanalysed the table", async () => {
+    const b = await bed('relay-handoff-plan');
+    const reads = countReads();
+    const relay = b.relay();
+    await relay.start();
+    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+    // 50,000 rows inserted and deleted, never vacuumed nor analysed: an outbox after a long run on
+    // a PostgreSQL whose autovacuum is off (these machines') or behind. Its pages stay, and a
+    // planner without statistics expects matches among them.
+    await b.db.withClient(async (client) => {
+      await client.query('BEGIN');
+      await client.query(`INSERT INTO outbox (event_id, topic, key, type)
+        SELECT gen_random_uuid(), 'elsewhere', 'other-' || n, 'test.happened' FROM generate_series(1, 50000) AS n`);
+      await client.query(`DELETE FROM outbox WHERE topic = 'elsewhere'`);
+      await client.query('COMMIT');
+    });
+    await until(() => reads() === 2, 'the read its NOTIFY asked for');
+    const statements: { text: string; values: readonly unknown[] }[] = [];
+    const relayOutbox = await inTransaction(b.pool, (sql) => {
+      const recording: Sql = {
+        query: <Row>(text: string, values: readonly unknown[] = []) => {
+          statements.push({ text, values });
+          return sql.query<Row>(text, values);
+        },
+        execute: (text, values = []) => {
+          statements.push({ text, values });
+          return sql.execute(text, values);
+        },
+      };
+      // Thirty keys in one transaction, as a consumer's batch writes them.
+      const events = Array.from({ length: 30 }, (_, i) => ({ ...event(b.topic, 1), key: `key-${i}` }));
+      return insertOutboxRows(recording, draftOutboxRows(events, { source: SOURCE }), SOURCE);
+    });
+    relayOutbox();
+    await until(() => relay.stats.published === 30, 'the rows handed over and sent');
+    expect(reads()).toBe(2);
+
+    const [insert] = statements;
+    expect(insert?.text).toContain('AS handed');
+    const plan = await b.db.withClient((c) => planNodes(c, insert!.text, insert!.values));
+    expect(scansOf(plan, 'outbox').map((scan) => scan['Node Type'])).not.toContain('Seq Scan');
+    expect(
+      plan.some(
+        (node) => node['Index Name'] === 'outbox_key_idx' && /\bkey\b/.test(node['Index Cond'] ?? ''),
+      ),
+    ).toBe(true);
   });
 
   it('is not handed rows once its session lost the lock, though it believes it leads', async () => {

@@ -72,3 +72,35 @@ export async function createTestDatabase(
   await createDatabases([db.name], { env });
   return db;
 }
+
+/** One node of an `EXPLAIN (FORMAT JSON)` plan, as far as tests read it. */
+export interface PlanNode {
+  readonly 'Node Type': string;
+  readonly 'Relation Name'?: string;
+  readonly 'Index Name'?: string;
+  readonly 'Index Cond'?: string;
+  readonly Plans?: readonly PlanNode[];
+}
+
+/** The plan PostgreSQL picks for `text` with `values` (nothing runs), its nodes depth first. */
+export async function planNodes(
+  client: pg.ClientBase,
+  text: string,
+  values: readonly unknown[] = [],
+): Promise<PlanNode[]> {
+  const { rows } = await client.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+    `EXPLAIN (FORMAT JSON) ${text}`,
+    [...values],
+  );
+  const nodes: PlanNode[] = [];
+  const visit = (node: PlanNode): void => {
+    nodes.push(node);
+    node.Plans?.forEach(visit);
+  };
+  visit(rows[0]!['QUERY PLAN'][0]!.Plan);
+  return nodes;
+}
+
+/** The scans of `table` in a plan (its INSERT, UPDATE or DELETE node left out). */
+export const scansOf = (nodes: readonly PlanNode[], table: string): PlanNode[] =>
+  nodes.filter((node) => node['Relation Name'] === table && node['Node Type'] !== 'ModifyTable');

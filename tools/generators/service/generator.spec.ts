@@ -94,10 +94,17 @@ describe('nx g @pipeline/tools:service', () => {
     const after = tree
       .children('prisma/shipping/migrations')
       .filter((name) => /^\d+_/.test(name) && name > init!);
-    expect(after.map((name) => name.replace(/^\d+_/, ''))).toEqual(['outbox_notify_opt_out']);
-    expect(tree.read(`prisma/shipping/migrations/${after[0]}/migration.sql`, 'utf-8')).toBe(
-      readFileSync(path.join(workspaceRoot, 'prisma/shared/migrations/outbox_notify_opt_out.sql'), 'utf8'),
-    );
+    expect(after.map((name) => name.replace(/^\d+_/, ''))).toEqual([
+      'outbox_notify_opt_out',
+      'outbox_rows_by_key',
+    ]);
+    for (const name of after)
+      expect(tree.read(`prisma/shipping/migrations/${name}/migration.sql`, 'utf-8')).toBe(
+        readFileSync(
+          path.join(workspaceRoot, `prisma/shared/migrations/${name.replace(/^\d+_/, '')}.sql`),
+          'utf8',
+        ),
+      );
   });
 
   it.each([

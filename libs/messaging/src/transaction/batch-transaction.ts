@@ -288,6 +288,10 @@ const INSERT_OUTBOX_ROWS = `INSERT INTO outbox (${OUTBOX_COLUMNS}) ${OUTBOX_VALU
  * sending these next keeps each key's order. The rows this statement inserts are not visible to
  * its own NOT EXISTS (one snapshot), and a row committed after it belongs to a transaction that
  * ran concurrently with this one, so either order is an order the writers could have had.
+ * One probe of `outbox_key_idx` per key written ($3), each apart (LATERAL ... LIMIT 1): asked
+ * for all keys at once, a planner without statistics (autovacuum off or behind) expects plenty
+ * of matches, and an EXISTS that expects an early match scans the table, every row ever
+ * deleted included when nothing vacuums it (BENCHMARKS.md).
  */
 const INSERT_OUTBOX_ROWS_FOR_HANDOFF = `WITH inserted AS (
     INSERT INTO outbox (${OUTBOX_COLUMNS}) ${OUTBOX_VALUES}
@@ -295,8 +299,9 @@ const INSERT_OUTBOX_ROWS_FOR_HANDOFF = `WITH inserted AS (
   SELECT inserted.*,
     EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid = $7::int
       AND classid = ($8::bigint >> 32)::oid AND objid = ($8::bigint & 4294967295)::oid AND objsubid = 1)
-    AND NOT EXISTS (SELECT 1 FROM outbox waiting
-      WHERE waiting.key IN (SELECT key FROM inserted) AND NOT (waiting.id = ANY($9::bigint[]))) AS handed
+    AND NOT EXISTS (SELECT 1 FROM unnest($3::text[]) AS written(key) CROSS JOIN LATERAL (
+      SELECT 1 FROM outbox waiting WHERE waiting.key = written.key AND NOT (waiting.id = ANY($9::bigint[]))
+      LIMIT 1) AS first_waiting) AS handed
   FROM inserted ORDER BY inserted.id`;
 
 /**
