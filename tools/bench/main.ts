@@ -87,9 +87,14 @@ async function main(argv: string[]): Promise<number> {
   const options = stackOptions(runId, logDir);
   say(`report folder: reports/bench-${runId} (${config.quick ? 'quick' : 'full'} run)`);
 
-  const postgresVersion = await withClient(options, 'postgres', async (c) =>
-    String((await c.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version),
-  );
+  // Without autovacuum, deleted rows (the outbox's, the inbox's) are never reclaimed and no table
+  // is ever analysed: a long run on such a server is slower for it (BENCHMARKS.md).
+  const postgresVersion = await withClient(options, 'postgres', async (c) => {
+    const setting = async (name: string) =>
+      String((await c.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name]);
+    const autovacuum = await setting('autovacuum');
+    return `${await setting('server_version')}${autovacuum === 'on' ? '' : ` (autovacuum ${autovacuum})`}`;
+  });
   const machine = describeMachine(repoRoot, postgresVersion);
   const kafka = createKafka(
     { brokers: options.kafkaBrokers.split(','), clientId: 'bench' },
