@@ -128,6 +128,7 @@ describe.each(SERVICES.map((s) => [s] as [ServiceName]))('%s-service migrations'
       'inbox_processed_at_idx',
       'outbox_created_at_idx',
       'outbox_event_id_key',
+      'outbox_key_idx',
       'outbox_pkey',
     ]);
   });
