@@ -5,7 +5,11 @@ import { inTransaction, sqlOverPrisma, type Sql } from '@pipeline/database';
 import { createDatabasePool } from '@pipeline/service-kit';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import {
+  createMessagingTestDatabase,
+  leaveDeletedOutboxRows,
+  type MessagingTestDatabase,
+} from '../support/messaging-database';
 import { planNodes, scansOf } from '../support/db';
 import { eventually } from '../support/processes';
 
@@ -177,16 +181,7 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     const relay = b.relay();
     await relay.start();
     await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
-    // 50,000 rows inserted and deleted, never vacuumed nor analysed: an outbox after a long run on
-    // a PostgreSQL whose autovacuum is off (these machines') or behind. Its pages stay, and a
-    // planner without statistics expects matches among them.
-    await b.db.withClient(async (client) => {
-      await client.query('BEGIN');
-      await client.query(`INSERT INTO outbox (event_id, topic, key, type)
-        SELECT gen_random_uuid(), 'elsewhere', 'other-' || n, 'test.happened' FROM generate_series(1, 50000) AS n`);
-      await client.query(`DELETE FROM outbox WHERE topic = 'elsewhere'`);
-      await client.query('COMMIT');
-    });
+    await leaveDeletedOutboxRows(b.db, 50_000);
     await until(() => reads() === 2, 'the read its NOTIFY asked for');
     const statements: { text: string; values: readonly unknown[] }[] = [];
     const relayOutbox = await inTransaction(b.pool, (sql) => {

@@ -39,3 +39,22 @@ export async function createMessagingTestDatabase(label: string): Promise<Messag
     },
   };
 }
+
+/**
+ * `count` rows inserted into the outbox and deleted, in one transaction: what a long run leaves
+ * in a table that is never vacuumed nor analysed (a PostgreSQL whose autovacuum is off, as on
+ * these machines, or behind). The pages stay, and a planner without statistics expects matches
+ * among them.
+ */
+export async function leaveDeletedOutboxRows(database: TestDatabase, count: number): Promise<void> {
+  await database.withClient(async (client) => {
+    await client.query('BEGIN');
+    await client.query(
+      `INSERT INTO outbox (event_id, topic, key, type)
+       SELECT gen_random_uuid(), 'elsewhere', 'other-' || n, 'test.happened' FROM generate_series(1, $1::int) AS n`,
+      [count],
+    );
+    await client.query(`DELETE FROM outbox WHERE topic = 'elsewhere'`);
+    await client.query('COMMIT');
+  });
+}

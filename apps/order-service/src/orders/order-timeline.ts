@@ -27,11 +27,20 @@ const INSERT_TIMELINE = `
       AS t(order_id, type, event_id, at, topic, "partition", "offset", causation_id, n)
    ORDER BY t.n`;
 
-// By order id first: the (order_id, id) index finds each order's few rows.
+// Each sent event's entry found by its order id (the (order_id, id) index: an order's few rows),
+// then updated by its primary key. One probe per event, written so that the planner cannot turn
+// it into a join over the whole table: a LATERAL subquery with a LIMIT is run once per outer row.
+// Without statistics (a PostgreSQL whose autovacuum is off, as on these machines) a plain
+// UPDATE ... FROM unnest(...) hashed the sent events and scanned every row of the table, deleted
+// ones included, once per relay batch. An event has one entry: it is written with its outbox row.
 const FILL_POSITIONS = `
-  UPDATE order_timeline AS t SET "partition" = p.partition, "offset" = p.offset
-    FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS p(order_id, event_id, "partition", "offset")
-   WHERE t.order_id = p.order_id AND t.event_id = p.event_id AND t.topic = $5`;
+  WITH sent AS (
+    SELECT entry.id, p.partition, p.offset
+      FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::bigint[]) AS p(order_id, event_id, "partition", "offset")
+      CROSS JOIN LATERAL (SELECT id FROM order_timeline
+                           WHERE order_id = p.order_id AND event_id = p.event_id AND topic = $5 LIMIT 1) AS entry)
+  UPDATE order_timeline AS t SET "partition" = sent.partition, "offset" = sent.offset
+    FROM sent WHERE t.id = sent.id`;
 
 /** Writes entries in list order, in one statement. */
 export async function insertTimeline(sql: Sql, entries: readonly TimelineEntry[]): Promise<void> {
