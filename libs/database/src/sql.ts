@@ -3,6 +3,16 @@ import type pg from 'pg';
 import type { SqlClient } from './sql-client';
 
 /**
+ * The `options` of every session a service opens (its pool, its relay's session): `jit=off`.
+ * PostgreSQL JIT-compiles a statement whose estimated cost passes `jit_above_cost`, which pays
+ * for itself only in long analytical queries. A service's statements are short, and on a server
+ * without statistics (autovacuum off, as on these machines) a few-millisecond statement on a
+ * grown table is priced past the threshold: the timeline positions of 100 events on 360,000
+ * entries ran in 15 ms with the compile, 2 ms without (BENCHMARKS.md).
+ */
+export const SERVICE_SESSION_OPTIONS = '-c jit=off';
+
+/**
  * How the hot paths talk to Postgres: plain `pg`, one round trip per statement, no ORM in
  * between. Inside a consumer batch or an HTTP group commit it is the transaction's connection.
  */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IHeaders, Message, TopicMessages } from 'kafkajs';
 import pg from 'pg';
-import type { SqlClient } from '@pipeline/database';
+import { SERVICE_SESSION_OPTIONS, type SqlClient } from '@pipeline/database';
 import type { CommittedOutboxRow } from '@pipeline/messaging';
 import type { OutboxBacklog } from './outbox-relay.options';
 
@@ -73,6 +73,7 @@ export async function readBacklog(
   const client = new pg.Client({
     connectionString: databaseUrl,
     application_name: applicationName,
+    options: SERVICE_SESSION_OPTIONS,
     connectionTimeoutMillis: 5_000,
   });
   try {

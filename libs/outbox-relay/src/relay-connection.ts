@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { countStatements, sqlOver, type Sql } from '@pipeline/database';
+import { countStatements, SERVICE_SESSION_OPTIONS, sqlOver, type Sql } from '@pipeline/database';
 import { DELETE_OUTBOX_ROWS, HOLDS_LOCK, READ_BATCH_HOLDING_LOCK, type OutboxRow } from './outbox-table';
 
 export interface RelayConnectionOptions {
@@ -35,6 +35,7 @@ export class RelayConnection {
     const client = new pg.Client({
       connectionString: options.databaseUrl,
       application_name: options.applicationName,
+      options: SERVICE_SESSION_OPTIONS,
       keepAlive: true,
       connectionTimeoutMillis: 5_000,
       statement_timeout: 30_000,

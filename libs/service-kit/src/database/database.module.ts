@@ -9,7 +9,7 @@ import {
 import { TerminusModule } from '@nestjs/terminus';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { countStatements } from '@pipeline/database';
+import { countStatements, SERVICE_SESSION_OPTIONS } from '@pipeline/database';
 import { DatabaseHealthIndicator } from './database.health';
 import { DATABASE, DATABASE_POOL, type DatabaseClient, type PrismaClientClass } from './database.tokens';
 
@@ -53,7 +53,7 @@ export function createDatabasePool(options: DatabasePoolOptions): pg.Pool {
     keepAliveInitialDelayMillis: 10_000,
     // Its writers wake the service's relay in process after COMMIT (outboxCommitted); the outbox
     // trigger sends no NOTIFY for them (prisma/shared/migrations/outbox_notify_opt_out.sql).
-    options: `-c ${OUTBOX_NOTIFY_OFF}`,
+    options: `${SERVICE_SESSION_OPTIONS} -c ${OUTBOX_NOTIFY_OFF}`,
   });
   // An idle connection the server dropped (a Postgres restart) is an 'error' event on the pool:
   // unheard, it would end the process. The pool discards that connection and opens a new one on
