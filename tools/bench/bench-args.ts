@@ -37,7 +37,7 @@ export const BENCH_USAGE = `Usage: npm run bench -- [--quick] [--steps a,b,c] [-
                      the Kafka broker's CPU ms per order changes by less than 20 % between two
                      consecutive windows (--warmup-max-seconds 0: one window)
   --step-seconds <s> seconds of load per step
-  --skip <list>      leave out parts: pipeline, kafka (perf tools), pgbench, console (the
+  --skip <list>      leave out parts: pipeline, kafka (perf and latency tools), pgbench, console (the
                      console the bench runs beside the pipeline, with a live flow page open)
   --no-write         do not rewrite BENCHMARKS.md (the report folder is written anyway)
 
@@ -96,7 +96,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
     idleSeconds: quick ? 5 : 10,
     kafkaRecords: quick ? 30_000 : 300_000,
     pgbenchSeconds: quick ? 8 : 20,
-    pgbenchClients: quick ? [4] : [1, 4, 8],
+    pgbenchClients: quick ? [1, 4] : [1, 4, 8],
     skip: skip as BenchConfig['skip'],
     writeBenchmarks: !(values['no-write'] ?? false),
   };

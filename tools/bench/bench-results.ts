@@ -3,7 +3,7 @@ import type { Normalised } from './calibration';
 import type { PageTraffic } from './console-page';
 import type { MachineDescription } from './machine';
 import type { SinkCounts } from './mail-sink/counting-smtp-sink';
-import type { ConsumerPerf, PgbenchResult, ProducerPerf } from './perf-output';
+import type { ConsumerPerf, EndToEndLatency, PgbenchResult, ProducerPerf } from './perf-output';
 import type { HopBreakdown } from './hop-breakdown';
 import type { CpuUsage } from './proc-stats';
 import type { DatabaseCounters } from './stack-under-test';
@@ -101,6 +101,9 @@ export interface BenchResults {
     readonly recordSize: number;
     readonly producer: Readonly<Record<'linger0' | 'linger20', ProducerPerf>>;
     readonly consumer: ConsumerPerf;
+    /** Kafka's end-to-end latency tool, one record at a time (absent in runs before 2026-12-06). */
+    readonly hop?: EndToEndLatency;
+    readonly hopRecords?: number;
   };
   readonly pgbench?: readonly PgbenchResult[];
   /** Why no step has a per-hop breakdown (tracing off, Zipkin not answering), when none has. */

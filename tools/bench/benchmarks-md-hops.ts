@@ -46,8 +46,34 @@ function hopTable(all: readonly StepResult[]): string[] {
   ];
 }
 
+/** An order's path crosses four transactions (the request's and three consumers') and four Kafka hops (the load generator fetches the terminal event). */
+const PATH_TRANSACTIONS = 4;
+const PATH_KAFKA_HOPS = 4;
+
+/**
+ * The floor under an order's path from the same run's tools, nobody's code here: Kafka's
+ * end-to-end latency tool (one record at a time) per hop, pgbench's one-hop transaction at one
+ * client per transaction. `undefined` when the run measured neither (`--skip kafka,pgbench`).
+ */
+export function pathFloorLine(results: BenchResults): string | undefined {
+  const hop = results.kafka?.hop;
+  const single = results.pgbench?.find((r) => r.clients === 1);
+  if (hop === undefined || single === undefined) return undefined;
+  const floor = PATH_TRANSACTIONS * single.latencyAvgMs + PATH_KAFKA_HOPS * hop.avgMs;
+  const first = results.steps.find((s) => s.label === 'step');
+  return (
+    `The floor under an order's path, from the same run's tools: Kafka's EndToEndLatency (one ${results.kafka!.recordSize}-byte record at a time, acks=all, produced then fetched) avg ${hop.avgMs.toFixed(2)} ms (p99 ${hop.p99Ms}: the tool prints its percentiles in whole ms); ` +
+    `pgbench's one-hop transaction at 1 client avg ${single.latencyAvgMs.toFixed(2)} ms. ` +
+    `${PATH_TRANSACTIONS} transactions and ${PATH_KAFKA_HOPS} Kafka hops: ${f1(floor)} ms` +
+    (first
+      ? `; e2e p50 at ${stepName(first)} is ${f1(first.e2e.p50)} ms, ×${(first.e2e.p50 / floor).toFixed(1)} the floor.`
+      : '.')
+  );
+}
+
 export function hopsSection(results: BenchResults, plotsDir: string): string[] {
   const steps = traced(results);
+  const floor = pathFloorLine(results);
   if (steps.length === 0)
     return [
       results.hopsUnavailable !== undefined
@@ -59,6 +85,7 @@ export function hopsSection(results: BenchResults, plotsDir: string): string[] {
     '',
     ...pathTable(steps),
     '',
+    ...(floor === undefined ? [] : [floor, '']),
     `![where the milliseconds go](${plotsDir}/hops-by-rate.svg)`,
     '',
     ...hopTable(steps),

@@ -80,6 +80,11 @@ function limitsLines(results: BenchResults): string[] {
       `| producer, linger.ms=0 | ${f0(k.producer.linger0.recordsPerSecond)} | ${f1(k.producer.linger0.mbPerSecond)} | ${f0(k.producer.linger0.avgLatencyMs)} / ${f0(k.producer.linger0.p99Ms)} |`,
       `| producer, linger.ms=20 | ${f0(k.producer.linger20.recordsPerSecond)} | ${f1(k.producer.linger20.mbPerSecond)} | ${f0(k.producer.linger20.avgLatencyMs)} / ${f0(k.producer.linger20.p99Ms)} |`,
       `| consumer | ${f0(k.consumer.recordsPerSecond)} | ${f1(k.consumer.mbPerSecond)} | – |`,
+      ...(k.hop
+        ? [
+            `| end-to-end latency: one record at a time, produced and fetched (1 partition, ${k.hopRecords} records) | – | – | ${k.hop.avgMs.toFixed(2)} / ${f0(k.hop.p99Ms)} |`,
+          ]
+        : []),
       '',
       `Batching (linger.ms 20 vs 0) buys ×${(k.producer.linger20.recordsPerSecond / k.producer.linger0.recordsPerSecond).toFixed(2)} producer throughput here.`,
       '',

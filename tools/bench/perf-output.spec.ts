@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConsumerPerf, parsePgbench, parseProducerPerf } from './perf-output';
+import { parseConsumerPerf, parseEndToEndLatency, parsePgbench, parseProducerPerf } from './perf-output';
 
 describe('perf tool output', () => {
   it('reads the producer summary, not the interim lines', () => {
@@ -44,5 +44,16 @@ describe('perf tool output', () => {
   it('fails loudly when there is no summary', () => {
     expect(() => parseProducerPerf('ERROR')).toThrow(/no producer perf summary/);
     expect(() => parsePgbench('ERROR')).toThrow(/no pgbench summary/);
+  });
+
+  it('reads the end-to-end latency summary, not the progress lines', () => {
+    const out = [
+      '0\t169.75838',
+      '1000\t1.318921',
+      'Avg latency: 1.7636 ms',
+      'Percentiles: 50th = 1, 99th = 9, 99.9th = 22',
+    ].join('\n');
+    expect(parseEndToEndLatency(out)).toEqual({ avgMs: 1.7636, p50Ms: 1, p99Ms: 9, p999Ms: 22 });
+    expect(() => parseEndToEndLatency('0\t169.7')).toThrow(/no end-to-end latency summary/);
   });
 });

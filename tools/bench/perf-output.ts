@@ -1,4 +1,4 @@
-/** Parsers for the summary lines of Kafka's perf tools and pgbench. */
+/** Parsers for the summary lines of Kafka's perf tools, its end-to-end latency tool and pgbench. */
 
 export interface ProducerPerf {
   readonly records: number;
@@ -52,6 +52,24 @@ export function parseConsumerPerf(output: string): ConsumerPerf {
     mbPerSecond: col('MB.sec'),
     fetchRecordsPerSecond: col('fetch.nMsg.sec'),
   };
+}
+
+export interface EndToEndLatency {
+  readonly avgMs: number;
+  /** Whole milliseconds, as the tool prints them. */
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+}
+
+/** `Avg latency: 1.7636 ms` and `Percentiles: 50th = 1, 99th = 9, 99.9th = 22` (EndToEndLatency). */
+export function parseEndToEndLatency(output: string): EndToEndLatency {
+  const num = (re: RegExp): number => Number(re.exec(output)?.[1] ?? Number.NaN);
+  const avgMs = num(/Avg latency: ([\d.]+) ms/);
+  const p50Ms = num(/50th = ([\d.]+)/);
+  if (Number.isNaN(avgMs) || Number.isNaN(p50Ms))
+    throw new Error(`no end-to-end latency summary in:\n${output.slice(-2000)}`);
+  return { avgMs, p50Ms, p99Ms: num(/ 99th = ([\d.]+)/), p999Ms: num(/99\.9th = ([\d.]+)/) };
 }
 
 export interface PgbenchResult {

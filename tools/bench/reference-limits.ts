@@ -5,9 +5,11 @@ import type { Admin } from 'kafkajs';
 import { createServedTopics } from '@pipeline/messaging';
 import {
   parseConsumerPerf,
+  parseEndToEndLatency,
   parsePgbench,
   parseProducerPerf,
   type ConsumerPerf,
+  type EndToEndLatency,
   type PgbenchResult,
   type ProducerPerf,
 } from './perf-output';
@@ -19,11 +21,15 @@ export interface KafkaLimits {
   readonly partitions: number;
   readonly producer: Readonly<Record<'linger0' | 'linger20', ProducerPerf>>;
   readonly consumer: ConsumerPerf;
+  /** One record at a time, produced (acks=all) and fetched: the floor under a pipeline hop. */
+  readonly hop: EndToEndLatency;
+  readonly hopRecords: number;
 }
 
 /**
  * Kafka's own producer and consumer perf tools against the same broker, on a topic shaped like
- * the pipeline's (6 partitions, acks=all, records about the size of an event with its headers).
+ * the pipeline's (6 partitions, acks=all, records about the size of an event with its headers);
+ * then its end-to-end latency tool, one record at a time, on a topic of one partition.
  */
 export async function measureKafka(options: {
   readonly repoRoot: string;
@@ -65,9 +71,30 @@ export async function measureKafka(options: {
       ],
       { cwd: options.repoRoot, env, maxBuffer: 16 * 1024 * 1024 },
     );
-    return { recordSize, partitions, producer: { linger0, linger20 }, consumer: parseConsumerPerf(stdout) };
+    const consumer = parseConsumerPerf(stdout);
+    const hopRecords = Math.min(2_000, records);
+    options.log(
+      `kafka end-to-end latency: ${hopRecords} records of ${recordSize} B, one at a time, acks=all`,
+    );
+    await createServedTopics(admin, [{ topic: `${topic}-hop`, numPartitions: 1, replicationFactor: 1 }]);
+    const hop = await exec(
+      'bash',
+      [
+        'infra/bin/kafka-e2e-latency.sh',
+        ...[options.brokers, `${topic}-hop`, String(hopRecords), 'all', String(recordSize)],
+      ],
+      { cwd: options.repoRoot, env, maxBuffer: 16 * 1024 * 1024 },
+    );
+    return {
+      recordSize,
+      partitions,
+      producer: { linger0, linger20 },
+      consumer,
+      hop: parseEndToEndLatency(hop.stdout),
+      hopRecords,
+    };
   } finally {
-    await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+    await admin.deleteTopics({ topics: [topic, `${topic}-hop`] }).catch(() => undefined);
   }
 }
 

@@ -100,4 +100,24 @@ describe('the end-of-run summary', () => {
     } as unknown as BenchResults;
     expect(runSummaryLines(results).at(-1)).toBe('per-hop breakdown unavailable: Zipkin did not answer');
   });
+
+  it('ends with the floor under the path from the same run’s Kafka and pgbench tools', () => {
+    const results = {
+      steps: [step('warm-up', 20), step('step', 5)],
+      kafka: { recordSize: 512, hop: { avgMs: 1.75, p50Ms: 1, p99Ms: 9, p999Ms: 22 }, hopRecords: 2000 },
+      pgbench: [
+        { clients: 1, transactions: 9000, tps: 1111, latencyAvgMs: 0.9 },
+        { clients: 4, transactions: 16000, tps: 2000, latencyAvgMs: 2 },
+      ],
+    } as unknown as BenchResults;
+    const last = runSummaryLines(results).at(-1)!;
+    // 4 transactions at 0.9 ms and 4 Kafka hops at 1.75 ms: 10.6 ms; e2e p50 at 5/s 41.23.
+    expect(last).toContain('avg 1.75 ms (p99 9: the tool prints its percentiles in whole ms)');
+    expect(last).toContain('1 client avg 0.90 ms');
+    expect(last).toContain(
+      '4 transactions and 4 Kafka hops: 10.6 ms; e2e p50 at step 5/s is 41.2 ms, ×3.9 the floor.',
+    );
+    const without = { ...results, pgbench: [{ clients: 4, transactions: 1, tps: 2000, latencyAvgMs: 2 }] };
+    expect(runSummaryLines(without as unknown as BenchResults).join('\n')).not.toContain('floor');
+  });
 });

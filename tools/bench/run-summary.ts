@@ -1,5 +1,6 @@
 /** What the bench prints at the end of a run: per step, e2e latency beside the counts, and where a hop's milliseconds go. */
 import type { BenchResults, StepResult } from './bench-results';
+import { pathFloorLine } from './benchmarks-md-hops';
 import { stepName } from './benchmarks-md-work';
 import { FewTraces } from './step-traces';
 
@@ -71,5 +72,6 @@ export function runSummaryLines(results: BenchResults): string[] {
     ...(results.hopsUnavailable !== undefined
       ? [`per-hop breakdown unavailable: ${results.hopsUnavailable}`]
       : withHops.flatMap(hopLines)),
+    ...[pathFloorLine(results)].filter((line) => line !== undefined),
   ];
 }
