@@ -41,13 +41,26 @@ export function cpuMsPerOrder(cpu: CpuUsage, orders: number): NonNullable<StepRe
   return { total: ms(Object.values(cpu.byGroup).reduce((a, b) => a + b, 0)), byProcess };
 }
 
+/** Wake-ups (voluntary context switches) per order over a window: per process group, and over all of them. */
+export function wakeupsPerOrder(
+  cpu: CpuUsage,
+  orders: number,
+): NonNullable<StepResult['wakeupsPerOrder']> | undefined {
+  if (cpu.wakeupsByGroup === undefined) return undefined;
+  const per = (n: number): number => Math.round((n / Math.max(1, orders)) * 10) / 10;
+  const byProcess = Object.fromEntries(Object.entries(cpu.wakeupsByGroup).map(([name, n]) => [name, per(n)]));
+  return { total: per(Object.values(cpu.wakeupsByGroup).reduce((a, b) => a + b, 0)), byProcess };
+}
+
 /** The console's process group in the meter: measured beside the pipeline, never in its totals. */
 export const ConsoleGroup = 'console';
 
 /** A usage without one process group, and that group's CPU seconds (undefined when not metered). */
 export function splitGroup(cpu: CpuUsage, name: string): { rest: CpuUsage; seconds: number | undefined } {
   const { [name]: seconds, ...rest } = cpu.byGroup;
-  return { rest: { ...cpu, byGroup: rest }, seconds };
+  if (cpu.wakeupsByGroup === undefined) return { rest: { ...cpu, byGroup: rest }, seconds };
+  const { [name]: _wakeups, ...wakeupsRest } = cpu.wakeupsByGroup;
+  return { rest: { ...cpu, byGroup: rest, wakeupsByGroup: wakeupsRest }, seconds };
 }
 
 /** The console's cost over a step's window, with the emulated page's traffic. */
@@ -87,6 +100,7 @@ export function stepResult(step: {
   const { report, perOrder, counts } = step;
   const split = step.cpu ? splitGroup(step.cpu, ConsoleGroup) : undefined;
   const cpu = split?.rest;
+  const wakeups = cpu ? wakeupsPerOrder(cpu, step.ordersInWindow) : undefined;
   const errors = Object.values(report.totals.httpErrors).reduce((a, b) => a + b, 0);
   return {
     label: step.label,
@@ -109,6 +123,7 @@ export function stepResult(step: {
           cpu,
           ordersInCpuWindow: step.ordersInWindow,
           cpuMsPerOrder: cpuMsPerOrder(cpu, step.ordersInWindow),
+          ...(wakeups ? { wakeupsPerOrder: wakeups } : {}),
         }
       : {}),
     ...(split?.seconds !== undefined

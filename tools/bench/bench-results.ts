@@ -31,6 +31,11 @@ export interface StepResult {
   /** CPU ms per order over the window, per process and in total. */
   readonly cpuMsPerOrder?: { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
   /**
+   * Wake-ups per order over the same window (voluntary context switches of every thread), per
+   * process and in total: a count that does not depend on the machine's speed.
+   */
+  readonly wakeupsPerOrder?: { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
+  /**
    * The console's own process over the same window, with one live flow page open on it (its
    * consumer, metrics polling, server-sent events); not in `cpu` nor in `cpuMsPerOrder`.
    */

@@ -108,21 +108,35 @@ export function perServiceCountsTable(results: BenchResults): string[] {
   ];
 }
 
-/** CPU ms per order per process at every step of the run. */
-export function cpuPerStepTable(results: BenchResults): string[] {
-  const steps = results.steps.filter((s) => s.cpuMsPerOrder !== undefined);
+type PerProcess = { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
+
+/** One figure per order per process at every step that has it, with the total. */
+function perProcessTable(
+  results: BenchResults,
+  of: (s: StepResult) => PerProcess | undefined,
+  format: (n: number | undefined) => string,
+): string[] {
+  const steps = results.steps.filter((s) => of(s) !== undefined);
   if (steps.length === 0) return ['(not measured)'];
-  const processes = Object.keys(steps[0]!.cpuMsPerOrder!.byProcess);
+  const processes = Object.keys(of(steps[0]!)!.byProcess);
   const short = (name: string): string => name.replace(/-service$/, '').replace(/ \(bench backends\)$/, '');
   return [
     `| step | ${processes.map(short).join(' | ')} | total |`,
     `| --- | ${processes.map(() => '---:').join(' | ')} | ---: |`,
     ...steps.map(
       (s) =>
-        `| ${stepName(s)} | ${processes.map((p) => f2(s.cpuMsPerOrder!.byProcess[p])).join(' | ')} | ${f2(s.cpuMsPerOrder!.total)} |`,
+        `| ${stepName(s)} | ${processes.map((p) => format(of(s)!.byProcess[p])).join(' | ')} | ${format(of(s)!.total)} |`,
     ),
   ];
 }
+
+/** CPU ms per order per process at every step of the run. */
+export const cpuPerStepTable = (results: BenchResults): string[] =>
+  perProcessTable(results, (s) => s.cpuMsPerOrder, f2);
+
+/** Wake-ups (voluntary context switches) per order per process at every step of the run. */
+export const wakeupsPerStepTable = (results: BenchResults): string[] =>
+  perProcessTable(results, (s) => s.wakeupsPerOrder, f1);
 
 /** The five services' CPU ms per order at a step (their rows of `cpuMsPerOrder`). */
 export const servicesMsPerOrder = (s: StepResult): number | undefined =>

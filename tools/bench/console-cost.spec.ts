@@ -7,6 +7,7 @@ import type { CpuUsage } from './proc-stats';
 const usage: CpuUsage = {
   seconds: 20,
   byGroup: { 'order-service': 2, kafka: 3, [ConsoleGroup]: 0.5 },
+  wakeupsByGroup: { 'order-service': 4000, kafka: 9000, [ConsoleGroup]: 700 },
   other: 1,
   machineBusy: 0.4,
 };
@@ -16,6 +17,7 @@ describe('the console’s CPU, apart from the pipeline’s', () => {
     const { rest, seconds } = splitGroup(usage, ConsoleGroup);
     expect(seconds).toBe(0.5);
     expect(rest.byGroup).toEqual({ 'order-service': 2, kafka: 3 });
+    expect(rest.wakeupsByGroup).toEqual({ 'order-service': 4000, kafka: 9000 });
     expect(rest.seconds).toBe(20);
     expect(splitGroup(rest, ConsoleGroup).seconds).toBeUndefined();
   });

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc's utime/stime (USER_HZ; 100 on every Linux we target). */
 const TICKS_PER_SECOND = 100;
@@ -14,6 +14,33 @@ export function cpuSeconds(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How often each thread of a process has gone to sleep waiting (on a socket, a timer, a lock)
+ * and been woken since it started: its voluntary context switches, by thread id. A count, not a
+ * time: a machine twice as fast makes the same wake-ups for the same work, and on a virtual
+ * machine each one costs a context switch through the hypervisor. Kept per thread so that a
+ * thread that ends between two readings takes only its own count along.
+ */
+export function voluntarySwitches(pid: number): Map<number, number> | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const byThread = new Map<number, number>();
+  for (const tid of tids) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      const match = /^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status);
+      if (match) byThread.set(Number(tid), Number(match[1]));
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return byThread;
 }
 
 /** Seconds since a process started (/proc/<pid>/stat's starttime against /proc/uptime). */
@@ -70,12 +97,16 @@ export interface CpuSnapshot {
   readonly machine: { busy: number; total: number };
   /** Group -> pid -> CPU seconds so far. */
   readonly byGroup: ReadonlyMap<string, ReadonlyMap<number, number>>;
+  /** Group -> thread id -> voluntary context switches so far (voluntarySwitches). */
+  readonly switchesByGroup: ReadonlyMap<string, ReadonlyMap<number, number>>;
 }
 
 export interface CpuUsage {
   readonly seconds: number;
   /** CPU seconds per process group over the interval. */
   readonly byGroup: Readonly<Record<string, number>>;
+  /** Wake-ups (voluntary context switches) per process group over the interval. */
+  readonly wakeupsByGroup?: Readonly<Record<string, number>>;
   /** Everything else the machine did meanwhile (other users' load included). */
   readonly other: number;
   /** Machine busy seconds / (wall seconds x cores): 1 = every core busy. */
@@ -87,32 +118,47 @@ export class CpuMeter {
 
   snapshot(): CpuSnapshot {
     const byGroup = new Map<string, Map<number, number>>();
+    const switchesByGroup = new Map<string, Map<number, number>>();
     for (const group of this.groups) {
       const byPid = new Map<number, number>();
+      const switches = new Map<number, number>();
       for (const pid of group.pids()) {
         const cpu = cpuSeconds(pid);
         if (cpu !== undefined) byPid.set(pid, cpu);
+        for (const [tid, count] of voluntarySwitches(pid) ?? []) switches.set(tid, count);
       }
       byGroup.set(group.name, byPid);
+      switchesByGroup.set(group.name, switches);
     }
-    return { at: performance.now(), machine: machineCpu(), byGroup };
+    return { at: performance.now(), machine: machineCpu(), byGroup, switchesByGroup };
   }
 
   /** Usage between two snapshots; a process that appeared meanwhile counts from zero. */
   usage(from: CpuSnapshot, to: CpuSnapshot): CpuUsage {
     const byGroup: Record<string, number> = {};
+    const wakeupsByGroup: Record<string, number> = {};
+    // A process (or thread) that appeared meanwhile counts from zero; one that ended, not at all.
+    const grown = (
+      before: ReadonlyMap<number, number> | undefined,
+      after: ReadonlyMap<number, number> | undefined,
+    ): number =>
+      [...(after ?? [])].reduce((sum, [pid, end]) => sum + Math.max(0, end - (before?.get(pid) ?? 0)), 0);
     let ours = 0;
-    for (const group of this.groups) {
-      let sum = 0;
-      const before = from.byGroup.get(group.name);
-      for (const [pid, end] of to.byGroup.get(group.name) ?? []) sum += end - (before?.get(pid) ?? 0);
-      byGroup[group.name] = sum;
-      ours += sum;
+    for (const { name } of this.groups) {
+      byGroup[name] = grown(from.byGroup.get(name), to.byGroup.get(name));
+      wakeupsByGroup[name] = grown(from.switchesByGroup.get(name), to.switchesByGroup.get(name));
+      ours += byGroup[name];
     }
     const seconds = (to.at - from.at) / 1000;
     const busy = to.machine.busy - from.machine.busy;
     const total = to.machine.total - from.machine.total;
-    return { seconds, byGroup, other: Math.max(0, busy - ours), machineBusy: total > 0 ? busy / total : 0 };
+    return {
+      seconds,
+      byGroup,
+      wakeupsByGroup,
+      other: Math.max(0, busy - ours),
+      machineBusy: total > 0 ? busy / total : 0,
+    };
   }
 }
 

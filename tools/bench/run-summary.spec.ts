@@ -40,6 +40,7 @@ const step = (label: StepResult['label'], offered: number, breakdown?: HopBreakd
       dbStatements: { total: 20, byService: {} },
     },
     cpuMsPerOrder: { total: 7.25, byProcess: {} },
+    wakeupsPerOrder: { total: 212.4, byProcess: {} },
     ...(breakdown ? { hops: breakdown } : {}),
   }) as unknown as StepResult;
 
@@ -55,7 +56,9 @@ describe('the end-of-run summary', () => {
 
   it('prints e2e p50 and p99 beside the counts per step', () => {
     const lines = stepSummaryLines([step('warm-up', 20), step('step', 25)]);
-    expect(lines[0]).toMatch(/^step +e2e p50 ms +e2e p99 ms +Kafka requests +commits +statements +CPU ms$/);
+    expect(lines[0]).toMatch(
+      /^step +e2e p50 ms +e2e p99 ms +Kafka requests +commits +statements +wake-ups +CPU ms$/,
+    );
     expect(lines[2]!.split(/ {2,}/)).toEqual([
       'step 25/s',
       '41.2',
@@ -63,6 +66,7 @@ describe('the end-of-run summary', () => {
       '12.50',
       '5.00',
       '20.00',
+      '212',
       '7.25',
     ]);
   });

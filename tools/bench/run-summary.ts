@@ -6,6 +6,7 @@ import { FewTraces } from './step-traces';
 
 const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
 const f2 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(2));
+const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
 
 /** Columns padded to their widest cell: the first left-aligned, the rest right-aligned. */
 export function aligned(rows: readonly (readonly string[])[]): string[] {
@@ -18,10 +19,10 @@ export function aligned(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
-/** One row per step: e2e p50 and p99 (ms) beside the counts and CPU per order. */
+/** One row per step: e2e p50 and p99 (ms) beside the counts (wake-ups included) and CPU per order. */
 export function stepSummaryLines(steps: readonly StepResult[]): string[] {
   return aligned([
-    ['step', 'e2e p50 ms', 'e2e p99 ms', 'Kafka requests', 'commits', 'statements', 'CPU ms'],
+    ['step', 'e2e p50 ms', 'e2e p99 ms', 'Kafka requests', 'commits', 'statements', 'wake-ups', 'CPU ms'],
     ...steps.map((s) => [
       stepName(s),
       f1(s.e2e.p50),
@@ -29,6 +30,7 @@ export function stepSummaryLines(steps: readonly StepResult[]): string[] {
       f2(s.counts?.kafkaRequests.total),
       f2(s.counts?.dbCommits.total),
       f2(s.counts?.dbStatements.total),
+      f0(s.wakeupsPerOrder?.total),
       f2(s.cpuMsPerOrder?.total),
     ]),
   ]);
