@@ -1,8 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { zstdCompressSync } from 'node:zlib';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
 import { compressSync } from 'snappy';
 import { describe, expect, it } from 'vitest';
-import { MAX_DECOMPRESSED_BATCH_BYTES, registerCompressionCodecs } from './compression-codecs';
+import {
+  LZ4_INLINE_MAX_BYTES,
+  MAX_DECOMPRESSED_BATCH_BYTES,
+  registerCompressionCodecs,
+} from './compression-codecs';
 
 interface Codec {
   compress(encoder: { buffer: Buffer }): Promise<Buffer>;
@@ -22,6 +28,10 @@ function xerial(...blocks: Buffer[]): Buffer {
   });
   return Buffer.concat([header, ...framed]);
 }
+
+/** How often this thread has slept and been woken: its voluntary context switches (Linux). */
+const wakeups = (): number =>
+  Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync('/proc/thread-self/status', 'utf8'))![1]);
 
 describe('compression codecs', () => {
   it('round-trips each codec kafkajs lacks', async () => {
@@ -46,5 +56,24 @@ describe('compression codecs', () => {
     // A raw snappy block that claims 4 GiB: its length varint alone is read.
     const claims = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]);
     await expect(codec(CompressionTypes.Snappy).decompress(claims)).rejects.toThrow(/over 67108864/);
+  });
+
+  it('compresses and decompresses a small lz4 batch on the calling thread, a large one on the pool', async () => {
+    const lz4 = codec(CompressionTypes.LZ4);
+    const event = Buffer.from('{"type":"order.placed","data":{"orderId":"3f1c","items":[]}} '.repeat(16));
+    const compressed = await lz4.compress({ buffer: event });
+    // On libuv's thread pool the event loop sleeps until a worker hands each result back; on the
+    // calling thread nothing sleeps at all.
+    const before = wakeups();
+    for (let i = 0; i < 200; i++) {
+      await lz4.compress({ buffer: event });
+      await lz4.decompress(compressed);
+    }
+    expect(wakeups() - before).toBeLessThan(20);
+    // Past the bound both directions still work (on the pool).
+    const large = randomBytes(2 * LZ4_INLINE_MAX_BYTES);
+    const big = await lz4.compress({ buffer: large });
+    expect(big.length).toBeGreaterThan(LZ4_INLINE_MAX_BYTES);
+    expect(await lz4.decompress(big)).toEqual(large);
   });
 });
