@@ -142,7 +142,7 @@ export class CpuMeter {
       before: ReadonlyMap<number, number> | undefined,
       after: ReadonlyMap<number, number> | undefined,
     ): number =>
-      [...(after ?? [])].reduce((sum, [pid, end]) => sum + Math.max(0, end - (before?.get(pid) ?? 0)), 0);
+      [...(after ?? [])].reduce((sum, [id, end]) => sum + Math.max(0, end - (before?.get(id) ?? 0)), 0);
     let ours = 0;
     for (const { name } of this.groups) {
       byGroup[name] = grown(from.byGroup.get(name), to.byGroup.get(name));

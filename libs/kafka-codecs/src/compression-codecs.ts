@@ -93,8 +93,8 @@ const asBuffer = (value: string | Buffer): Buffer => (typeof value === 'string' 
  * The largest lz4 input compressed on the calling thread; a compressed batch up to a quarter of it
  * is decompressed there (lz4 at its worst expands 255 times: a few milliseconds of work at most).
  * lz4-napi's promise API runs every call on libuv's thread pool, a hand-off to a worker thread and
- * back: two wake-ups, and on these virtual machines about 0.3 ms of wall time and 0.15 ms of CPU
- * per compress and decompress of one event, where the work itself takes microseconds (BENCHMARKS.md).
+ * back: about four wake-ups, and on these virtual machines 0.25-0.55 ms of wall time and 0.1-0.2 ms
+ * of CPU per compress and decompress of one event, where the work takes microseconds (BENCHMARKS.md).
  * At everyday rates every produce request and every fetch carries a batch of one or two events.
  * Larger batches still go to the pool, so the event loop never waits on a big one.
  */
