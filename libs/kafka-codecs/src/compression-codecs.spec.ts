@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { zstdCompressSync } from 'node:zlib';
+import { gzipSync, zstdCompressSync } from 'node:zlib';
 import { CompressionCodecs, CompressionTypes } from 'kafkajs';
+import { compressFrameSync } from 'lz4-napi';
 import { compressSync } from 'snappy';
 import { describe, expect, it } from 'vitest';
 import {
   LZ4_INLINE_MAX_BYTES,
+  lz4DecompressedBound,
   MAX_DECOMPRESSED_BATCH_BYTES,
   registerCompressionCodecs,
 } from './compression-codecs';
@@ -56,6 +58,33 @@ describe('compression codecs', () => {
     // A raw snappy block that claims 4 GiB: its length varint alone is read.
     const claims = Buffer.from([0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]);
     await expect(codec(CompressionTypes.Snappy).decompress(claims)).rejects.toThrow(/over 67108864/);
+    // gzip replaces kafkajs's own, which had no bound.
+    const gzipBomb = gzipSync(Buffer.alloc(MAX_DECOMPRESSED_BATCH_BYTES + 1));
+    await expect(codec(CompressionTypes.GZIP).decompress(gzipBomb)).rejects.toThrow();
+  });
+
+  it('refuses an lz4 bomb from its block headers, and bounds real frames by their size plus a block per frame', async () => {
+    // Full 64 KiB blocks of zeros, a few hundred bytes each: over 64 MiB from ~270 KiB.
+    const bomb = compressFrameSync(Buffer.alloc(MAX_DECOMPRESSED_BATCH_BYTES + 1));
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    await expect(codec(CompressionTypes.LZ4).decompress(bomb)).rejects.toThrow(
+      /lz4: may decompress to over 67108864/,
+    );
+    // Real frames pass: with checksums, random bytes, two frames and a skippable one between them.
+    const text = Buffer.from('records '.repeat(20_000));
+    const noise = randomBytes(1000);
+    const skippable = Buffer.from([0x5a, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+    const frames = Buffer.concat([
+      compressFrameSync(text, { blockChecksums: true, contentChecksum: true }),
+      skippable,
+      compressFrameSync(noise),
+    ]);
+    const bound = lz4DecompressedBound(frames);
+    expect(bound).toBeGreaterThanOrEqual(text.length + noise.length);
+    expect(bound).toBeLessThanOrEqual(text.length + noise.length + 2 * 64 * 1024); // a partial block per frame
+    expect(await codec(CompressionTypes.LZ4).decompress(compressFrameSync(noise))).toEqual(noise);
+    expect(() => lz4DecompressedBound(frames.subarray(0, 20))).toThrow(/truncated/);
+    expect(() => lz4DecompressedBound(Buffer.from('not lz4 at all'))).toThrow(/magic/);
   });
 
   it('compresses and decompresses a small lz4 batch on the calling thread, a large one on the pool', async () => {

@@ -100,17 +100,82 @@ const asBuffer = (value: string | Buffer): Buffer => (typeof value === 'string' 
  */
 export const LZ4_INLINE_MAX_BYTES = 64 * 1024;
 
+const LZ4_FRAME_MAGIC = 0x184d2204;
+/** A skippable frame's magic is 0x184D2A50 to 0x184D2A5F: its content is ignored. */
+const LZ4_SKIPPABLE_MAGIC = 0x184d2a50;
+/** The largest block a frame may hold, by its descriptor's BD byte (bits 4-6): 64 KiB to 4 MiB. */
+const LZ4_BLOCK_MAX_BYTES: Readonly<Record<number, number>> = {
+  4: 64 << 10,
+  5: 256 << 10,
+  6: 1 << 20,
+  7: 4 << 20,
+};
+
+/**
+ * The most a run of LZ4 frames can decompress to, read from the block headers alone: a compressed
+ * block holds at most its frame's block maximum, a stored block exactly its length. Throws past
+ * `MAX_DECOMPRESSED_BATCH_BYTES`, before anything is decompressed. For real data the bound is the
+ * true size plus at most one block per frame; a bomb (a few hundred bytes per full block) is refused.
+ */
+export function lz4DecompressedBound(frames: Buffer): number {
+  const need = (end: number): void => {
+    if (end > frames.length) throw new Error('lz4: truncated frame');
+  };
+  let total = 0;
+  for (let at = 0; at < frames.length;) {
+    need(at + 4);
+    const magic = frames.readUInt32LE(at);
+    if ((magic & 0xfffffff0) === LZ4_SKIPPABLE_MAGIC) {
+      need(at + 8);
+      at += 8 + frames.readUInt32LE(at + 4);
+      continue;
+    }
+    if (magic !== LZ4_FRAME_MAGIC)
+      throw new Error(`lz4: 0x${magic.toString(16)} is not a frame's magic number`);
+    need(at + 7);
+    const flags = frames[at + 4]!;
+    const blockMax = LZ4_BLOCK_MAX_BYTES[(frames[at + 5]! >> 4) & 7];
+    if (blockMax === undefined) throw new Error('lz4: invalid block maximum size');
+    // Descriptor: FLG, BD, an optional 8-byte content size, an optional 4-byte dictionary id, HC.
+    at += 4 + 2 + (flags & 0x08 ? 8 : 0) + (flags & 0x01 ? 4 : 0) + 1;
+    const blockChecksumBytes = flags & 0x10 ? 4 : 0;
+    for (;;) {
+      need(at + 4);
+      const word = frames.readUInt32LE(at);
+      at += 4;
+      if (word === 0) break; // the end mark
+      const stored = (word & 0x80000000) !== 0;
+      const length = word & 0x7fffffff;
+      total += stored ? length : blockMax;
+      if (total > MAX_DECOMPRESSED_BATCH_BYTES)
+        throw new Error(`lz4: may decompress to over ${MAX_DECOMPRESSED_BATCH_BYTES} bytes`);
+      at += length + blockChecksumBytes;
+    }
+    at += flags & 0x04 ? 4 : 0; // the content checksum
+  }
+  return total;
+}
+
 const lz4: Codec = {
   compress: async ({ buffer }) =>
     buffer.length <= LZ4_INLINE_MAX_BYTES ? compressFrameSync(buffer) : compressFrame(buffer),
-  decompress: async (buffer) =>
-    buffer.length <= LZ4_INLINE_MAX_BYTES / 4 ? decompressFrameSync(buffer) : decompressFrame(buffer),
+  decompress: async (buffer) => {
+    lz4DecompressedBound(buffer);
+    return buffer.length <= LZ4_INLINE_MAX_BYTES / 4 ? decompressFrameSync(buffer) : decompressFrame(buffer);
+  },
 };
 
+// kafkajs's own gzip is zlib's gzip and unzip without a bound on the output; this one has it.
+const gzip = promisify(zlib.gzip);
+const unzip = promisify(zlib.unzip);
 const zstdCompress = promisify(zlib.zstdCompress);
 const zstdDecompress = promisify(zlib.zstdDecompress);
 
-const CODECS: Readonly<Record<Exclude<CompressionName, 'none' | 'gzip'>, Codec>> = {
+const CODECS: Readonly<Record<Exclude<CompressionName, 'none'>, Codec>> = {
+  gzip: {
+    compress: ({ buffer }) => gzip(buffer),
+    decompress: (buffer) => unzip(buffer, { maxOutputLength: MAX_DECOMPRESSED_BATCH_BYTES }),
+  },
   snappy: { compress: ({ buffer }) => snappyCompress(buffer), decompress: unsnappy },
   // Kafka's record batches (magic 2) carry standard LZ4 frames.
   lz4,
@@ -124,7 +189,8 @@ const CODECS: Readonly<Record<Exclude<CompressionName, 'none' | 'gzip'>, Codec>>
 let registered = false;
 
 /**
- * Registers snappy, lz4 and zstd with kafkajs (gzip is its own). kafkajs keeps codecs in one
+ * Registers snappy, lz4 and zstd with kafkajs, and replaces its gzip with one whose decompressed
+ * size is bounded like theirs. kafkajs keeps codecs in one
  * module-wide table, so this holds for every client of the process; `createKafka` calls it, and
  * so does anything that builds a `Kafka` itself. Idempotent.
  */
@@ -132,6 +198,7 @@ export function registerCompressionCodecs(): void {
   if (registered) return;
   registered = true;
   const codecs = CompressionCodecs as Record<number, () => Codec>;
+  codecs[CompressionTypes.GZIP] = () => CODECS.gzip;
   codecs[CompressionTypes.Snappy] = () => CODECS.snappy;
   codecs[CompressionTypes.LZ4] = () => CODECS.lz4;
   codecs[CompressionTypes.ZSTD] = () => CODECS.zstd;
