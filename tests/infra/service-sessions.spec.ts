@@ -1,13 +1,17 @@
 // A service's database sessions (its pool, its outbox relay's session) never JIT-compile a
 // statement: their statements are short, and a server without statistics prices some of them
-// past jit_above_cost once their tables have grown (BENCHMARKS.md: 2 ms became 15).
+// past jit_above_cost once their tables have grown (BENCHMARKS.md: 2 ms became 15). And they
+// prepare each statement with parameters once, rather than parse and plan it at every call.
 import type pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sql } from '@pipeline/database';
+import { inTransaction, type Sql } from '@pipeline/database';
 import { OutboxRelay } from '@pipeline/outbox-relay';
-import { createDatabasePool } from '@pipeline/service-kit';
 import { createTestTopics, testKafka, uniqueName } from '../support/kafka';
-import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import {
+  createMessagingTestDatabase,
+  servicePool,
+  type MessagingTestDatabase,
+} from '../support/messaging-database';
 import { eventually } from '../support/processes';
 
 // Priced at 250,000 (jit_above_cost is 100,000 by default); EXPLAIN shows "JIT" when it would compile.
@@ -30,6 +34,13 @@ async function database(): Promise<MessagingTestDatabase> {
   return db;
 }
 
+/** A pool as a service opens it, of one connection. */
+function servicePoolOfOne(db: MessagingTestDatabase): pg.Pool {
+  const pool = servicePool(db, 1, 'test-service-sessions');
+  cleanups.push(() => pool.end());
+  return pool;
+}
+
 describe("a service's database sessions", () => {
   it('would be JIT-compiled on a plain session of this server (what the other tests rule out)', async () => {
     const db = await database();
@@ -40,23 +51,32 @@ describe("a service's database sessions", () => {
 
   it("plan without JIT on the service's pool", async () => {
     const db = await database();
-    const pool: pg.Pool = createDatabasePool({
-      url: db.url,
-      poolSize: 1,
-      applicationName: 'test-service-sessions',
-      connectTimeoutMs: 5_000,
-      statementTimeoutMs: 30_000,
-    });
-    cleanups.push(() => pool.end());
+    const pool = servicePoolOfOne(db);
     expect(compiles((await pool.query(PRICED_PAST_JIT)).rows)).toBe(false);
   });
 
-  it("plan without JIT on the outbox relay's session", async () => {
+  it("prepare each statement with parameters once per connection of the service's pool", async () => {
+    const db = await database();
+    const pool = servicePoolOfOne(db);
+    const count = 'SELECT count(*)::int AS n FROM outbox WHERE key = $1';
+    for (const key of ['a', 'b', 'c']) {
+      const [row] = await inTransaction(pool, (sql) => sql.query<{ n: number }>(count, [key]));
+      expect(row!.n).toBe(0);
+    }
+    // Without parameters (as here, and BEGIN and COMMIT) a statement is not prepared.
+    const prepared = (await pool.query('SELECT name, statement FROM pg_prepared_statements')).rows;
+    expect(prepared).toEqual([
+      { name: expect.stringMatching(/^select_outbox_\d+$/) as string, statement: count },
+    ]);
+  });
+
+  it("plan without JIT on the outbox relay's session, and prepare its statements", async () => {
     const db = await database();
     const topic = uniqueName('service-sessions');
     const topics = await createTestTopics(testKafka(), [{ name: topic, partitions: 1 }]);
     cleanups.push(() => topics.deleteTopics());
     let compiled: boolean | undefined;
+    let prepared: string[] = [];
     const relay = new OutboxRelay({
       service: 'order',
       databaseUrl: db.url,
@@ -66,6 +86,9 @@ describe("a service's database sessions", () => {
       // The hook runs on the relay's own session, as order-service's timeline positions do.
       onPublished: async (_batch, sql: Sql) => {
         compiled = compiles(await sql.query(PRICED_PAST_JIT));
+        prepared = (await sql.query<{ name: string }>('SELECT name FROM pg_prepared_statements')).map(
+          (r) => r.name,
+        );
       },
     });
     cleanups.push(() => relay.stop());
@@ -82,5 +105,7 @@ describe("a service's database sessions", () => {
       what: 'the onPublished hook ran',
     });
     expect(compiled).toBe(false);
+    // The statement that read the batch from the outbox, at least.
+    expect(prepared).toContainEqual(expect.stringMatching(/_outbox_\d+$/));
   });
 });

@@ -2,10 +2,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createKafka, outboxCommitted, writeToOutbox } from '@pipeline/messaging';
 import pg from 'pg';
 import { inTransaction, sqlOverPrisma } from '@pipeline/database';
-import { createDatabasePool } from '@pipeline/service-kit';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
-import { createMessagingTestDatabase, type MessagingTestDatabase } from '../support/messaging-database';
+import {
+  createMessagingTestDatabase,
+  servicePool,
+  type MessagingTestDatabase,
+} from '../support/messaging-database';
 import { eventually } from '../support/processes';
 
 /** Polls `check` until it holds (bounded: `eventually`). */
@@ -43,14 +46,8 @@ function relayOn(db: MessagingTestDatabase, options: Partial<OutboxRelayOptions>
 }
 
 /** The pool a service runs on (createDatabasePool): its sessions opt out of the outbox NOTIFY. */
-function servicePool(db: MessagingTestDatabase): pg.Pool {
-  const pool = createDatabasePool({
-    url: db.url,
-    poolSize: 2,
-    applicationName: 'order-service',
-    connectTimeoutMs: 5_000,
-    statementTimeoutMs: 30_000,
-  });
+function orderServicePool(db: MessagingTestDatabase): pg.Pool {
+  const pool = servicePool(db, 2, 'order-service');
   cleanups.push(() => pool.end());
   return pool;
 }
@@ -222,7 +219,7 @@ describe('OutboxRelay under failure', () => {
   it("sends no NOTIFY for a commit by the service's own pool, whose writers wake the relay in process", async () => {
     const db = await database('relay-own-notify');
     const topic = testTopic('relay-own-notify');
-    const pool = servicePool(db);
+    const pool = orderServicePool(db);
     const senders: number[] = [];
     await listen(db, (pid) => senders.push(pid));
 
@@ -241,7 +238,7 @@ describe('OutboxRelay under failure', () => {
     const db = await database('relay-follower-notify');
     const topic = testTopic('relay-follower-notify');
     await topic.create();
-    const pool = servicePool(db);
+    const pool = orderServicePool(db);
     // Two relays of one outbox (one lock key) in one process: the order relay leads; the
     // "payment" one follows and hears payment-service's writers, as another instance would.
     const leader = relayOn(db, { pollIntervalMs: 60_000 });

@@ -1,4 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import type pg from 'pg';
+import { createDatabasePool } from '@pipeline/service-kit';
 import { deployService } from '../../scripts/db/migrate.mjs';
 import { createTestDatabase, type TestDatabase } from './db';
 import { PrismaClient } from './generated/prisma/client';
@@ -56,5 +58,19 @@ export async function leaveDeletedOutboxRows(database: TestDatabase, count: numb
     );
     await client.query(`DELETE FROM outbox WHERE topic = 'elsewhere'`);
     await client.query('COMMIT');
+  });
+}
+
+/**
+ * A pool on the test database as a service opens it (`createDatabasePool`: its session options,
+ * its timeouts, its sessions opting out of the outbox NOTIFY). The caller ends it.
+ */
+export function servicePool(database: TestDatabase, poolSize: number, applicationName: string): pg.Pool {
+  return createDatabasePool({
+    url: database.url,
+    poolSize,
+    applicationName,
+    connectTimeoutMs: 5_000,
+    statementTimeoutMs: 30_000,
   });
 }

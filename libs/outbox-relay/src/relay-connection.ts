@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { countStatements, SERVICE_SESSION_OPTIONS, sqlOver, type Sql } from '@pipeline/database';
+import {
+  countStatements,
+  preparedQuery,
+  SERVICE_SESSION_OPTIONS,
+  sqlOver,
+  type Sql,
+} from '@pipeline/database';
 import { DELETE_OUTBOX_ROWS, HOLDS_LOCK, READ_BATCH_HOLDING_LOCK, type OutboxRow } from './outbox-table';
 
 export interface RelayConnectionOptions {
@@ -63,7 +69,7 @@ export class RelayConnection {
   }
 
   async query<Row extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<Row[]> {
-    const result = await this.client.query<Row>(text, values);
+    const result = await this.client.query<Row>(preparedQuery(text, values));
     return result.rows;
   }
 

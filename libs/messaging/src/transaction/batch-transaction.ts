@@ -11,7 +11,7 @@ import {
   traceHeaders,
 } from '@pipeline/observability';
 import type pg from 'pg';
-import { inTransaction, type Sql } from '@pipeline/database';
+import { inTransaction, preparedQuery, type Sql } from '@pipeline/database';
 import { encodeHeaders, metadataOf, type EventMetadata, type OutgoingEvent } from '@pipeline/contracts';
 import { asDatabaseError } from '../errors/classify-error';
 import type { ConsumedEvent, PendingEvent, PublishedEvent, TraceHeaders } from '../handlers/event-batch';
@@ -102,12 +102,12 @@ async function transact(
   try {
     return await inTransaction(deps.pool, async (_, client) => {
       working = true;
-      // Straight on the connection (what sqlOver does), so a statement runs no code of libs/database.
+      // What sqlOver does, with the database's own errors recorded.
       const sql: Sql = {
         query: async <Row>(text: string, values?: readonly unknown[]) =>
-          (await recorded(client.query(text, values as unknown[]))).rows as Row[],
+          (await recorded(client.query(preparedQuery(text, values)))).rows as Row[],
         execute: async (text: string, values?: readonly unknown[]) =>
-          (await recorded(client.query(text, values as unknown[]))).rowCount ?? 0,
+          (await recorded(client.query(preparedQuery(text, values)))).rowCount ?? 0,
       };
       const fresh = await claim(sql, deps.consumer, events);
       const processed: PendingEvent[] = [];
