@@ -42,10 +42,28 @@ const FILL_POSITIONS = `
   UPDATE order_timeline AS t SET "partition" = sent.partition, "offset" = sent.offset
     FROM sent WHERE t.id = sent.id`;
 
-/** Writes entries in list order, in one statement. */
-export async function insertTimeline(sql: Sql, entries: readonly TimelineEntry[]): Promise<void> {
-  if (entries.length === 0) return;
-  await sql.execute(INSERT_TIMELINE, [
+/** A data-modifying statement to run in the timeline's INSERT: its parameters start at $9. */
+export interface AlongsideStatement {
+  readonly text: string;
+  readonly values: readonly unknown[];
+}
+
+/**
+ * Writes entries in list order, in one statement; with `alongside`, that statement runs in the
+ * same one, as a CTE (one round trip for both).
+ */
+export async function insertTimeline(
+  sql: Sql,
+  entries: readonly TimelineEntry[],
+  alongside?: AlongsideStatement,
+): Promise<void> {
+  if (entries.length === 0) {
+    if (alongside !== undefined) throw new Error('a statement alongside the timeline needs entries');
+    return;
+  }
+  const text =
+    alongside === undefined ? INSERT_TIMELINE : `WITH alongside AS (${alongside.text}) ${INSERT_TIMELINE}`;
+  await sql.execute(text, [
     entries.map((entry) => entry.orderId),
     entries.map((entry) => entry.type),
     entries.map((entry) => entry.eventId),
@@ -54,6 +72,7 @@ export async function insertTimeline(sql: Sql, entries: readonly TimelineEntry[]
     entries.map((entry) => entry.partition),
     entries.map((entry) => entry.offset),
     entries.map((entry) => entry.causationId),
+    ...(alongside?.values ?? []),
   ]);
 }
 

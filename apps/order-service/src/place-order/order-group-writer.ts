@@ -5,7 +5,6 @@ import { messageOf } from '@pipeline/observability';
 import { inTransaction, type Sql } from '@pipeline/database';
 import type pg from 'pg';
 import type { OrderStatus } from '../generated/prisma/enums';
-import { insertTimeline, publishedEntry } from '../orders/order-timeline';
 import type { EarlierRequest, PendingOrder, PlaceOrderResult } from './pending-order';
 
 /** As Prisma's `maxWait` was: an exhausted pool answers 503 after this long, not never. */
@@ -24,12 +23,21 @@ const CLAIM_KEYS = `INSERT INTO idempotency_keys (key, request_hash, order_id)
 const EARLIER_REQUESTS = `SELECT k.key, k.request_hash, k.order_id, o.status
   FROM idempotency_keys k JOIN orders o ON o.id = k.order_id
   WHERE k.key = ANY($1::text[])`;
-const INSERT_ORDERS = `INSERT INTO orders (id, customer_id, customer_email, total, currency, created_at, updated_at)
-  SELECT id, customer_id, customer_email, total, currency, at, at
-  FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::timestamptz[])
-    AS o(id, customer_id, customer_email, total, currency, at)`;
-const INSERT_ITEMS = `INSERT INTO order_items (order_id, line, sku, quantity, unit_price)
-  SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::numeric[])`;
+// The orders, their lines and their first timeline entries (order.placed, not yet sent) in one
+// statement: one round trip, and the foreign keys of lines and entries are checked at its end,
+// when the orders are there. Entries in list order, as insertTimeline writes them.
+const INSERT_ORDERS = `WITH placed AS (
+    INSERT INTO orders (id, customer_id, customer_email, total, currency, created_at, updated_at)
+    SELECT id, customer_id, customer_email, total, currency, at, at
+      FROM unnest($1::uuid[], $2::text[], $3::text[], $4::numeric[], $5::text[], $6::timestamptz[])
+        AS o(id, customer_id, customer_email, total, currency, at)),
+  lines AS (
+    INSERT INTO order_items (order_id, line, sku, quantity, unit_price)
+    SELECT * FROM unnest($7::uuid[], $8::int[], $9::text[], $10::int[], $11::numeric[]))
+  INSERT INTO order_timeline (order_id, type, event_id, at, topic)
+  SELECT t.order_id, $13, t.event_id, t.at, $14
+    FROM unnest($1::uuid[], $12::uuid[], $6::timestamptz[]) WITH ORDINALITY AS t(order_id, event_id, at, n)
+   ORDER BY t.n`;
 
 interface EarlierRow {
   key: string;
@@ -42,7 +50,7 @@ const tracer = trace.getTracer('order-service');
 
 /**
  * One transaction for a group of orders: their idempotency keys, orders, lines, first timeline
- * entries and order.placed events, one statement per table. An order whose key was used before
+ * entries (one statement) and order.placed events (another). An order whose key was used before
  * writes nothing and gets that request's answer instead.
  *
  * Its own trace, linked to each request's: the group belongs to no single request.
@@ -148,30 +156,23 @@ async function claimKeys(
 }
 
 async function insertOrders(sql: Sql, orders: readonly PendingOrder[]): Promise<void> {
-  const at = orders.map((order) => order.placedAt.toISOString());
-  const ids = orders.map((order) => order.orderId);
+  const lines = orders.flatMap((order) =>
+    order.payload.items.map((item, index) => ({ orderId: order.orderId, line: index + 1, ...item })),
+  );
   await sql.execute(INSERT_ORDERS, [
-    ids,
+    orders.map((order) => order.orderId),
     orders.map((order) => order.payload.customerId),
     orders.map((order) => order.payload.customerEmail),
     orders.map((order) => order.payload.total),
     orders.map((order) => order.payload.currency),
-    at,
-  ]);
-  const lines = orders.flatMap((order) =>
-    order.payload.items.map((item, index) => ({ orderId: order.orderId, line: index + 1, ...item })),
-  );
-  await sql.execute(INSERT_ITEMS, [
+    orders.map((order) => order.placedAt.toISOString()),
     lines.map((line) => line.orderId),
     lines.map((line) => line.line),
     lines.map((line) => line.sku),
     lines.map((line) => line.quantity),
     lines.map((line) => line.unitPrice),
+    orders.map((order) => order.eventId),
+    OrderPlacedEvent.type,
+    Topics.orders,
   ]);
-  await insertTimeline(
-    sql,
-    orders.map(({ orderId, eventId, placedAt }) =>
-      publishedEntry({ orderId, type: OrderPlacedEvent.type, eventId, at: placedAt, causationId: null }),
-    ),
-  );
 }
