@@ -100,7 +100,12 @@ const event = (topic: string, seq: number) => ({
 function countReads(): () => number {
   const query = vi.spyOn(pg.Client.prototype, 'query');
   return () =>
-    query.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('WITH lock AS')).length;
+    query.mock.calls.filter(([statement]) => {
+      // pg takes a statement as its text or, prepared, as a config that carries it.
+      const text =
+        typeof statement === 'string' ? statement : (statement as pg.QueryConfig | undefined)?.text;
+      return text?.startsWith('WITH lock AS') === true;
+    }).length;
 }
 
 /**

@@ -58,11 +58,12 @@ async function serverUnderTest() {
     disconnect: () => Promise.resolve(),
   };
   const client = {
-    // The inbox claim answers every event new; every other statement affects nothing.
-    query: (text: string, values?: unknown[]) =>
+    // The inbox claim answers every event new; every other statement affects nothing. A statement
+    // comes as pg takes it: its text alone, or prepared, a config with its text and values.
+    query: (statement: string | pg.QueryConfig) =>
       Promise.resolve(
-        text.startsWith('INSERT INTO inbox')
-          ? { rows: (values![1] as string[]).map((id) => ({ event_id: id })), rowCount: 1 }
+        typeof statement !== 'string' && statement.text.startsWith('INSERT INTO inbox')
+          ? { rows: (statement.values![1] as string[]).map((id) => ({ event_id: id })), rowCount: 1 }
           : { rows: [], rowCount: 0 },
       ),
     release: () => undefined,

@@ -33,7 +33,8 @@ function harness() {
   const statements = { inTransaction: [] as string[], autocommitted: [] as string[] };
   // The pool answers only the record-the-send INSERT: anything else there is a bug.
   const pool = {
-    query: (text: string, values: unknown[]) => {
+    // As pg's: a statement with values comes prepared, as a config with its text and values.
+    query: ({ text, values }: pg.QueryConfig) => {
       statements.autocommitted.push(text);
       if (!/INSERT INTO sent_emails/.test(text)) return Promise.reject(new Error(`unexpected: ${text}`));
       if (failures.record > 0) {
