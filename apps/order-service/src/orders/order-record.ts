@@ -1,7 +1,10 @@
 import type { OrderItem as ContractItem } from '@pipeline/contracts';
 import type { OrderStatus } from '../generated/prisma/enums';
 
-/** An order row as read with plain `pg`: numeric(12,2) as text (exact, always 2 places). */
+/**
+ * An order row as read with plain `pg`, with its lines: numeric(12,2) as text (exact, always 2
+ * places). The lines come in line order, as JSON the same statement built (`json_agg`).
+ */
 export interface OrderRow {
   readonly id: string;
   readonly status: OrderStatus;
@@ -10,11 +13,11 @@ export interface OrderRow {
   readonly total: string;
   readonly currency: string;
   readonly created_at: Date;
+  readonly items: readonly OrderItemRow[];
 }
 
-/** An order line as read with plain `pg`, unit price as numeric text. */
+/** An order line, unit price as numeric text. */
 export interface OrderItemRow {
-  readonly order_id: string;
   readonly sku: string;
   readonly quantity: number;
   readonly unit_price: string;
@@ -30,13 +33,16 @@ export interface OrderFacts {
   readonly currency: string;
 }
 
-/** `items` are the order's lines in line order. */
-export function orderFacts(order: OrderRow, items: readonly OrderItemRow[]): OrderFacts {
+export function orderFacts(order: OrderRow): OrderFacts {
   return {
     orderId: order.id,
     customerId: order.customer_id,
     customerEmail: order.customer_email,
-    items: items.map((item) => ({ sku: item.sku, quantity: item.quantity, unitPrice: item.unit_price })),
+    items: order.items.map((item) => ({
+      sku: item.sku,
+      quantity: item.quantity,
+      unitPrice: item.unit_price,
+    })),
     total: order.total,
     currency: order.currency,
   };

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { Topics } from '@pipeline/contracts';
 import { FatalError, type ConsumedEvent, type EventBatch, type PublishedEvent } from '@pipeline/messaging';
 import { PipelineMetrics } from '@pipeline/observability';
-import { orderFacts, type OrderItemRow, type OrderRow } from '../orders/order-record';
+import { orderFacts, type OrderRow } from '../orders/order-record';
 import type { OrderOutcomeEvent, Transition } from '../orders/order-state';
 import {
   consumedEntry,
@@ -21,16 +21,17 @@ const logger = new Logger('OrderSaga');
 // Events of one order arrive on two topics (payments, inventory) whose partitions may be applied
 // by concurrent transactions: FOR UPDATE makes the second see the first's outcome. One
 // statement, rows locked in id order, so two batches never lock the same orders in different
-// orders and deadlock.
+// orders and deadlock. It reads each order's lines too, which an outcome's payload carries: one
+// round trip for the lock and the lines (an order's lines never change after it is placed, so
+// which snapshot reads them does not matter).
 const LOCK_ORDERS = `
-  SELECT id::text AS id, status::text AS status, customer_id, customer_email, total::text AS total,
-         currency, created_at
-    FROM orders WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`;
-
-// The lines of the orders that reach an outcome: its payload carries them.
-const READ_ITEMS = `
-  SELECT order_id::text AS order_id, sku, quantity, unit_price::text AS unit_price
-    FROM order_items WHERE order_id = ANY($1::uuid[]) ORDER BY order_id, line`;
+  SELECT o.id::text AS id, o.status::text AS status, o.customer_id, o.customer_email,
+         o.total::text AS total, o.currency, o.created_at,
+         (SELECT coalesce(json_agg(json_build_object(
+                   'sku', i.sku, 'quantity', i.quantity, 'unit_price', i.unit_price::text) ORDER BY i.line),
+                 '[]')
+            FROM order_items i WHERE i.order_id = o.id) AS items
+    FROM orders o WHERE o.id = ANY($1::uuid[]) ORDER BY o.id FOR UPDATE OF o`;
 
 // Runs in the timeline's INSERT (insertTimeline), whose parameters are $1 to $8.
 const UPDATE_ORDERS = `
@@ -57,10 +58,10 @@ interface Outcome {
 
 /**
  * Applies a batch of consumed saga events to their orders in the batch's transaction: lock the
- * orders, fold the events in list order (foldSagaEvents), then for the orders that reach an
- * outcome read their lines, update them and publish order.confirmed / order.cancelled; every
- * event, consumed or published, goes to the timeline (with the update: one statement). At most
- * three statements per call.
+ * orders (and read their lines), fold the events in list order (foldSagaEvents), then for the
+ * orders that reach an outcome update them and publish order.confirmed / order.cancelled; every
+ * event, consumed or published, goes to the timeline (with the update: one statement). Two
+ * statements per call.
  * `topicPrefix` is taken off the consumed topics: the timeline keeps contract names.
  */
 export async function applySagaEvents(
@@ -101,7 +102,7 @@ export async function applySagaEvents(
     );
   }
 
-  const settled = outcomes.length > 0 ? await settle(batch, outcomes, now) : undefined;
+  const settled = outcomes.length > 0 ? settle(batch, outcomes, now) : undefined;
   await insertTimeline(batch.sql, timeline, settled);
   if (outcomes.length > 0) batch.afterCommit(() => recordOutcomes(outcomes, now));
 }
@@ -110,25 +111,14 @@ export async function applySagaEvents(
  * The orders that reached an outcome (one per order: a terminal state is never left): publishes
  * their events and gives the UPDATE of their states, which runs with the timeline's INSERT.
  */
-async function settle(
-  batch: EventBatch,
-  outcomes: readonly Outcome[],
-  now: Date,
-): Promise<AlongsideStatement> {
-  const rows = await batch.sql.query<OrderItemRow>(READ_ITEMS, [outcomes.map((o) => o.order.id)]);
-  const itemsOf = new Map<string, OrderItemRow[]>();
-  for (const row of rows) {
-    const items = itemsOf.get(row.order_id);
-    if (items === undefined) itemsOf.set(row.order_id, [row]);
-    else items.push(row);
-  }
+function settle(batch: EventBatch, outcomes: readonly Outcome[], now: Date): AlongsideStatement {
   // Payloads first: a contract violation (a bug) fails the batch before anything is written.
   const published = outcomes.map(({ input, order, step, emit, eventId, at }) => {
     const event: PublishedEvent = {
       topic: Topics.orders,
       key: order.id,
       type: emit,
-      payload: outcomePayload(orderFacts(order, itemsOf.get(order.id) ?? []), step, at),
+      payload: outcomePayload(orderFacts(order), step, at),
       correlationId: order.id,
       id: eventId,
       time: at,
