@@ -70,8 +70,9 @@ export default tseslint.config(
     },
   },
   {
-    // Tests drive the workspace's own database tooling (scripts/db, plain Node ESM) directly.
-    files: ['tests/**/*.ts'],
+    // Tests drive the workspace's own database tooling (scripts/db, plain Node ESM) directly: the
+    // suites under tests/, and a service's spec of its own SQL against a throwaway database.
+    files: ['tests/**/*.ts', 'apps/*/src/**/*.spec.ts'],
     rules: {
       '@nx/enforce-module-boundaries': [
         'error',

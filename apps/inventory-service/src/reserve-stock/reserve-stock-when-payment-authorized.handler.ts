@@ -24,15 +24,15 @@ import {
   type OrderToReserve,
   type PlannedOrder,
 } from './reserve-stock-batch.policy';
-import { findClaimed, insertClaims, lockStock, moveStock } from './reserve-stock.queries';
+import { claimAndMove, findClaimed, lockStock } from './reserve-stock.queries';
 
 interface Order extends OrderToReserve {
   readonly event: ConsumedEvent<PaymentAuthorizedPayload>;
 }
 
 /**
- * Reserves every item of each paid order, or none. Four statements per batch: lock its SKUs,
- * find the orders already claimed, insert the claims, move the stock. The effects (stock moved,
+ * Reserves every item of each paid order, or none. Three statements per batch: lock its SKUs,
+ * find the orders already claimed, insert the claims and move the stock. The effects (stock moved,
  * the reservations, the outgoing events) commit with the batch's inbox rows.
  */
 @Controller()
@@ -60,18 +60,19 @@ export class ReserveStockWhenPaymentAuthorized {
     const plan = planBatch(orders, claimed, new Map(locked.map((row) => [row.sku, row])));
     if (plan.orders.length === 0) return;
 
-    const inserted = await insertClaims(
+    const { inserted, moved } = await claimAndMove(
       batch.sql,
       plan.orders.map(({ order, lines, plan: { status } }) => ({ orderId: order.orderId, lines, status })),
+      plan.moves,
     );
     const lost = plan.orders.find((p) => p.plan.status === 'RESERVED' && !inserted.has(p.order.orderId));
     // Claimed meanwhile by a transaction that locked none of its SKUs (they did not exist yet):
-    // the plan counted units that order does not take. Roll back; the retry finds the claim.
+    // the plan counted units that order does not take. Roll back (the stock move too); the retry
+    // finds the claim.
     if (lost !== undefined)
       throw new RetriableError(`order ${lost.order.orderId} was claimed concurrently`, {
         code: 'RESERVATION_CLAIMED_CONCURRENTLY',
       });
-    const moved = plan.moves.length === 0 ? [] : await moveStock(batch.sql, plan.moves);
     const updatedAt = checkMoved(plan, moved);
 
     const now = new Date().toISOString();

@@ -20,20 +20,29 @@ const LOCK_STOCK = `SELECT ${STOCK_COLUMNS} FROM stock
 
 const FIND_CLAIMED = `SELECT order_id::text AS order_id FROM reservations WHERE order_id = ANY($1::uuid[])`;
 
-// ON CONFLICT DO NOTHING: a claim made meanwhile by another transaction (it waits on the primary
-// key until that one commits) comes back missing from RETURNING.
-const INSERT_CLAIMS = `INSERT INTO reservations (order_id, items, status)
-  SELECT c.order_id, c.items::jsonb, c.status::reservation_status
-    FROM unnest($1::uuid[], $2::text[], $3::text[]) AS c(order_id, items, status)
-   ORDER BY c.order_id
-  ON CONFLICT (order_id) DO NOTHING
-  RETURNING order_id::text AS order_id`;
-
-const MOVE_STOCK = `UPDATE stock AS s
-    SET available = s.available - m.quantity, reserved = s.reserved + m.quantity, updated_at = now()
-   FROM unnest($1::text[], $2::int[]) AS m(sku, quantity)
-  WHERE s.sku = m.sku
-  RETURNING s.sku, s.available, s.reserved, s.updated_at`;
+// One statement claims the orders and moves their stock. ON CONFLICT DO NOTHING: a claim made
+// meanwhile by another transaction (it waits on the primary key until that one commits) comes back
+// missing from `inserted`; the caller then rolls the whole transaction back, the stock move with
+// it. An UPDATE ... FROM applies one joined row per target row, so the moves are summed per SKU.
+// The outer join answers one row even when nothing moved (every order rejected): its stock
+// columns are then null.
+const CLAIM_AND_MOVE = `WITH claims AS (
+    INSERT INTO reservations (order_id, items, status)
+    SELECT c.order_id, c.items::jsonb, c.status::reservation_status
+      FROM unnest($1::uuid[], $2::text[], $3::text[]) AS c(order_id, items, status)
+     ORDER BY c.order_id
+    ON CONFLICT (order_id) DO NOTHING
+    RETURNING order_id::text AS order_id
+  ), moved AS (
+    UPDATE stock AS s
+       SET available = s.available - m.quantity, reserved = s.reserved + m.quantity, updated_at = now()
+      FROM unnest($4::text[], $5::int[]) AS m(sku, quantity)
+     WHERE s.sku = m.sku
+    RETURNING s.sku, s.available, s.reserved, s.updated_at
+  )
+  SELECT c.inserted, m.sku, m.available, m.reserved, m.updated_at
+    FROM (SELECT coalesce(array_agg(order_id), '{}') AS inserted FROM claims) AS c
+    LEFT JOIN moved AS m ON true`;
 
 /** A reservation row to insert: the order's merged lines as reserved, or as requested. */
 export interface Claim {
@@ -56,20 +65,32 @@ export async function findClaimed(sql: Sql, orderIds: readonly string[]): Promis
   return new Set(rows.map((row) => row.order_id));
 }
 
-/** Inserts the claims (one reservation row per order); returns the order ids actually inserted. */
-export async function insertClaims(sql: Sql, claims: readonly Claim[]): Promise<Set<string>> {
-  const rows = await sql.query<{ order_id: string }>(INSERT_CLAIMS, [
-    claims.map((claim) => claim.orderId),
-    claims.map((claim) => JSON.stringify(claim.lines)),
-    claims.map((claim) => claim.status),
-  ]);
-  return new Set(rows.map((row) => row.order_id));
+type Nullable<T> = { readonly [K in keyof T]: T[K] | null };
+
+/** What {@link claimAndMove} did: the order ids actually claimed, and the stock rows it moved. */
+export interface ClaimedAndMoved {
+  readonly inserted: ReadonlySet<string>;
+  readonly moved: readonly StockRow[];
 }
 
 /**
- * Moves units from `available` to `reserved`, one line per SKU (an UPDATE ... FROM applies only
- * one joined row per target row, so the lines must be summed per SKU). The rows must be locked.
+ * Inserts the claims (one reservation row per order) and moves units from `available` to
+ * `reserved`, one line per SKU (summed per SKU), in one statement. The SKUs' rows must be locked.
  */
-export function moveStock(sql: Sql, moves: readonly StockLine[]): Promise<StockRow[]> {
-  return sql.query<StockRow>(MOVE_STOCK, [moves.map((move) => move.sku), moves.map((move) => move.quantity)]);
+export async function claimAndMove(
+  sql: Sql,
+  claims: readonly Claim[],
+  moves: readonly StockLine[],
+): Promise<ClaimedAndMoved> {
+  const rows = await sql.query<{ readonly inserted: string[] } & Nullable<StockRow>>(CLAIM_AND_MOVE, [
+    claims.map((claim) => claim.orderId),
+    claims.map((claim) => JSON.stringify(claim.lines)),
+    claims.map((claim) => claim.status),
+    moves.map((move) => move.sku),
+    moves.map((move) => move.quantity),
+  ]);
+  return {
+    inserted: new Set(rows[0]?.inserted ?? []),
+    moved: rows.filter((row): row is typeof row & StockRow => row.sku !== null),
+  };
 }
