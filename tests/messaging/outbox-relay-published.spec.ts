@@ -19,6 +19,7 @@ interface Setup {
   readonly db: MessagingTestDatabase;
   readonly prefix: string;
   readonly errors: string[];
+  readonly warnings: string[];
   relay(onPublished: OutboxRelayOptions['onPublished']): Promise<OutboxRelay>;
   write(topic: string, keys: readonly string[], perKey: number): Promise<void>;
   drained(): Promise<void>;
@@ -35,11 +36,17 @@ async function setup(label: string): Promise<Setup> {
   ]);
   cleanups.push(() => topics.deleteTopics());
   const errors: string[] = [];
-  const logger = { log: () => undefined, warn: () => undefined, error: (m: string) => void errors.push(m) };
+  const warnings: string[] = [];
+  const logger = {
+    log: () => undefined,
+    warn: (m: string) => void warnings.push(m),
+    error: (m: string) => void errors.push(m),
+  };
   return {
     db,
     prefix,
     errors,
+    warnings,
     relay: async (onPublished) => {
       const relay = new OutboxRelay({
         service: 'order',
@@ -141,7 +148,11 @@ describe('OutboxRelay onPublished', () => {
     expect(s.errors[0]).toMatch(/onPublished failed.*hook threw/);
     expect(s.errors[1]).toMatch(/onPublished failed.*no_such_table/);
     expect(relay.stats.published).toBe(5);
-    expect(relay.stats.failures).toBe(0);
+    // A busy broker may refuse the first send to a topic just created (its leader not settled
+    // yet): the relay counts that failure, warns and sends again. The hook's errors are never one.
+    const failures = s.warnings.filter((warning) => / failure \(/.test(warning));
+    expect(relay.stats.failures).toBe(failures.length);
+    expect(failures.filter((warning) => /hook threw|no_such_table|onPublished/.test(warning))).toEqual([]);
     expect((await positions(s, ['a', 'b'])).size).toBe(5);
   });
 });
