@@ -52,7 +52,8 @@ describe('console: dead letters read a page at a time', () => {
       { name: emailTopic, configEntries: [{ name: 'max.message.bytes', value: String(2 * 1024 * 1024) }] },
       { name: ordersTopic },
     ]));
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    // Idempotent: a send retried on a busy broker must not write a dead letter twice.
+    const producer = kafka.producer({ idempotent: true, allowAutoTopicCreation: false });
     await producer.connect();
     await producer.send({
       topic: paymentTopic,
