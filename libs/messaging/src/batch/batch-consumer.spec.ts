@@ -19,9 +19,9 @@ const poison = (offset: string): KafkaMessage => ({
 });
 
 /** A valid event of the test contracts (any type is declared, any payload valid). */
-const event = (offset: string, key = 'k'): KafkaMessage => {
+const event = (offset: string, key = 'k', type = 'thing.happened'): KafkaMessage => {
   const metadata = metadataOf(
-    { topic: 'orders', key, type: 'thing.happened', payload: { n: offset }, correlationId: key },
+    { topic: 'orders', key, type, payload: { n: offset }, correlationId: key },
     'test',
   );
   return {
@@ -70,6 +70,7 @@ function consumerWith(
     run?: (events: readonly PendingEvent[]) => Promise<void>;
     maxEventsPerTransaction?: number;
     busyLingerMs?: number;
+    hasHandler?: (type: string) => boolean;
   } = {},
 ) {
   const commit = vi.fn((_offsets: unknown) => Promise.resolve());
@@ -90,7 +91,7 @@ function consumerWith(
     busyLingerMs: options.busyLingerMs ?? 0,
     commits: { add: commit },
     run,
-    hasHandler: () => true,
+    hasHandler: options.hasHandler ?? (() => true),
     pause,
     resume,
     crash,
@@ -316,7 +317,7 @@ describe('BatchConsumer: batches that form by themselves', () => {
     expect(run).toHaveBeenCalledTimes(1);
   });
 
-  it('waits before the next transaction only after one of several records, never after one alone', async () => {
+  it('waits before the next transaction only after one of several events, never after one alone', async () => {
     const { run, calls } = heldTransactions();
     const { consumer } = consumerWith({ run, busyLingerMs: 60_000 });
 
@@ -335,5 +336,24 @@ describe('BatchConsumer: batches that form by themselves', () => {
     // Behind: the next transaction waits for company (a minute here), so nothing starts now.
     for (let turn = 0; turn < 100; turn += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(calls).toHaveLength(3);
+  });
+
+  it('does not count the records it only skips: one event beside them is a transaction of one', async () => {
+    const { run, calls } = heldTransactions();
+    const hasHandler = (type: string) => type !== 'thing.skipped';
+    const { consumer } = consumerWith({ run, busyLingerMs: 60_000, hasHandler });
+
+    await handOver(consumer, [
+      event('0'),
+      event('1', 'k', 'thing.skipped'),
+      event('2', 'k', 'thing.skipped'),
+    ]);
+    await until(() => calls.length === 1);
+    expect(calls[0]!.offsets).toEqual(['0@0']);
+    await handOver(consumer, [event('3')]);
+    calls[0]!.commit();
+    // Three records, one event: the service is not behind, so the next transaction starts at once.
+    await until(() => calls.length === 2);
+    expect(calls[1]!.offsets).toEqual(['0@3']);
   });
 });

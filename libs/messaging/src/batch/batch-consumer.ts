@@ -17,8 +17,9 @@ export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
   readonly deadLetterTopic: string;
   /**
-   * After a transaction that held more than one record (the service is behind), wait this long
-   * before the next one, so it carries more. Never after a transaction of one record.
+   * After a transaction that held more than one event (the service is behind), wait this long
+   * before the next one, so it carries more. Never after a transaction of one event; records
+   * only skipped do not count.
    */
   readonly busyLingerMs?: number;
   /** Upper bound of events in one transaction; what waits beyond it goes in the next one. */
@@ -266,8 +267,9 @@ export class BatchConsumer {
       await this.apply(chunk);
       // Only while the service is behind (the transaction took several events, so more came in
       // while the one before it ran): a short wait lets the next one carry more per commit.
+      // Records it only skips do not count: they cost no transaction.
       const busyLingerMs = this.deps.busyLingerMs ?? 0;
-      if (busyLingerMs > 0 && chunk.parts.reduce((sum, part) => sum + part.records.length, 0) > 1)
+      if (busyLingerMs > 0 && eventsIn(chunk) > 1)
         await new Promise((resolve) => setTimeout(resolve, busyLingerMs));
     }
     this.scheduleUnblock();
@@ -418,3 +420,9 @@ export class BatchConsumer {
 }
 
 const eventOf = ({ triaged }: Queued): PendingEvent[] => (triaged.kind === 'event' ? [triaged.event] : []);
+
+const eventsIn = (chunk: Chunk): number =>
+  chunk.parts.reduce(
+    (sum, { records }) => sum + records.filter(({ triaged }) => triaged.kind === 'event').length,
+    0,
+  );
