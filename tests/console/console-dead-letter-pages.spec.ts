@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterTopic, DeadLetterHeaders, EventHeaders, ReplayHeaders, Topics } from '@pipeline/contracts';
 import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { launchBrowser, signIn, startConsole, TOKEN, type ConsoleUnderTest } from './console.harness';
+import { testProducer } from '../support/events';
 
 const PAGE_SIZE = 8;
 const PAGE_BYTES = 1024 * 1024;
@@ -52,8 +53,7 @@ describe('console: dead letters read a page at a time', () => {
       { name: emailTopic, configEntries: [{ name: 'max.message.bytes', value: String(2 * 1024 * 1024) }] },
       { name: ordersTopic },
     ]));
-    // Idempotent: a send retried on a busy broker must not write a dead letter twice.
-    const producer = kafka.producer({ idempotent: true, allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({
       topic: paymentTopic,

@@ -4,7 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emailMessageIdFor, OrderConfirmedPayloadSchema, Topics } from '@pipeline/contracts';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { caughtUp, produceEvent } from '../support/events';
+import { caughtUp, produceEvent, testProducer } from '../support/events';
 import { testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';
@@ -86,7 +86,7 @@ describe('console: dead letters, and redriving them from the UI', () => {
   }
 
   it("shows a poison record on the service's dead-letter page with its diagnostic headers", async () => {
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     const [sent] = await producer.send({
       topic: prefix + Topics.orders,

@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from '../support/db';
 import { KAFKA_BROKERS, testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort, REPO_ROOT } from '../support/processes';
 import { deletePrefixedTopics } from '../support/service-harness';
-import { caughtUp } from '../support/events';
+import { caughtUp, testProducer } from '../support/events';
 import { launchBrowser, screenshot, signIn, startConsole, type ConsoleUnderTest } from './console.harness';
 
 const PARTITIONS = 6;
@@ -232,7 +232,7 @@ describe('console: consumer groups as instances join, die and come back', () => 
 
   it('resets the group to the earliest offsets after a confirmation, and only once it has no members', async () => {
     const ordersTopic = `${prefix}orders`;
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({
       topic: ordersTopic,

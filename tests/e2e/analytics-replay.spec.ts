@@ -3,7 +3,7 @@ import type { Admin } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OrderPlacedPayloadSchema, Topics, encodeHeaders, metadataOf } from '@pipeline/contracts';
 import { createTestDatabase, type TestDatabase } from '../support/db';
-import { caughtUp as caughtUpWith } from '../support/events';
+import { caughtUp as caughtUpWith, testProducer } from '../support/events';
 import { testKafka, uniqueName } from '../support/kafka';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
@@ -78,7 +78,7 @@ describe('analytics-service rebuilds identical windows from a replay of the orde
   }
 
   it('gives the same windows and late events after an offset reset and a replay', async () => {
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     const send = async (customerId: string, at: number, partition?: number) => {
       const orderId = randomUUID();

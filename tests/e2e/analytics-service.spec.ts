@@ -16,6 +16,7 @@ import type { TestDatabase } from '../support/db';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 const MINUTE = 60_000;
 const WINDOW = 5 * MINUTE;
@@ -51,7 +52,7 @@ describe('analytics-service counts orders in tumbling windows of event time', ()
 
   beforeAll(async () => {
     admin = kafka.admin();
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     await Promise.all([admin.connect(), producer.connect()]);
     service = await startService('analytics', {
       prefix,

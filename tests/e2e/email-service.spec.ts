@@ -19,6 +19,7 @@ import {
   startService,
   type ServiceUnderTest,
 } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 const items: OrderItem[] = [
   { sku: 'MUG-BLUE', quantity: 2, unitPrice: '12.50' },
@@ -37,7 +38,7 @@ describe('email-service sends one email per terminal order event', () => {
 
   beforeAll(async () => {
     admin = kafka.admin();
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     await Promise.all([admin.connect(), producer.connect()]);
     service = await startService('email', { prefix, env: { KAFKA_TOPIC_PARTITIONS: '6' } });
     ({ group, database } = service);

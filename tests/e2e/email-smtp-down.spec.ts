@@ -14,6 +14,7 @@ import type { TestDatabase } from '../support/db';
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, freePort, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 // SMTP_URL points at a port nobody listens on: every send is refused. The email must be retried
 // with backoff, then dead-lettered, and never recorded as sent.
@@ -70,7 +71,7 @@ describe('email-service with the SMTP server down', () => {
         'test-producer',
       ),
     );
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     await producer.send({
       topic: prefix + Topics.orders,

@@ -23,7 +23,7 @@ import {
   headerValue,
   type OrderPlacedPayload,
 } from '@pipeline/contracts';
-import { committedPast, produceEvent } from '../support/events';
+import { committedPast, produceEvent, testProducer } from '../support/events';
 import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { REPO_ROOT, eventually } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';
@@ -89,7 +89,7 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
 
   beforeAll(async () => {
     admin = kafka.admin();
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     await Promise.all([admin.connect(), producer.connect()]);
     await createServedTopics(admin, [{ topic: orders, numPartitions: 1 }]);
     // Three well-formed-looking records in one zstd batch, written by librdkafka.

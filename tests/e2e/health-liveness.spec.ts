@@ -24,6 +24,7 @@ import {
   startService,
   type ServiceUnderTest,
 } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 const STALL_TIMEOUT_MS = 3_000;
 /** Three times the longest gap between two attempts of the backoff case below. */
@@ -52,7 +53,7 @@ describe('/health/live follows the consumer’s progress', () => {
   const services: ServiceUnderTest[] = [];
 
   beforeAll(async () => {
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     admin = kafka.admin();
     await Promise.all([producer.connect(), admin.connect()]);
   });

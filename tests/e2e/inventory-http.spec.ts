@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventHeaders, Topics, type StockChangedPayload, headerValue } from '@pipeline/contracts';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { readEvents, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 
@@ -37,7 +37,7 @@ describe('inventory-service HTTP API', () => {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   const changelog = async (key: string) =>
-    (await readTopic(kafka, prefix + Topics.inventoryStock)).filter((r) => r.key?.toString() === key);
+    (await readEvents(kafka, prefix + Topics.inventoryStock)).filter((r) => r.key?.toString() === key);
 
   it('answers 404 for an unknown SKU on GET and DELETE', async () => {
     for (const method of ['GET', 'DELETE']) {

@@ -14,9 +14,10 @@ import {
   type EventMetadata,
 } from '@pipeline/contracts';
 import type { TestDatabase } from '../support/db';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { readEvents, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 // inventory-service as a real process on its own test database and prefixed topics:
 // payment.authorized in; stock.reserved / stock.rejected and the inventory.stock changelog out.
@@ -32,7 +33,7 @@ describe('inventory-service reserves all items or none', () => {
   let baseUrl: string;
 
   beforeAll(async () => {
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     admin = kafka.admin();
     await Promise.all([producer.connect(), admin.connect()]);
     service = await startService('inventory', { prefix });
@@ -73,11 +74,11 @@ describe('inventory-service reserves all items or none', () => {
   const type = (record: KafkaMessage) => headerValue(record.headers, EventHeaders.type);
   const valueOf = <T>(record: KafkaMessage) => JSON.parse(record.value!.toString()) as T;
   const outcomes = async (orderIds: readonly string[]) =>
-    (await readTopic(kafka, prefix + Topics.inventory)).filter((r) =>
+    (await readEvents(kafka, prefix + Topics.inventory)).filter((r) =>
       orderIds.includes(r.key?.toString() ?? ''),
     );
   const changelog = async (sku: string) =>
-    (await readTopic(kafka, prefix + Topics.inventoryStock)).filter((r) => r.key?.toString() === sku);
+    (await readEvents(kafka, prefix + Topics.inventoryStock)).filter((r) => r.key?.toString() === sku);
   const outcomeOf = (orderId: string) =>
     eventually(async () => (await outcomes([orderId]))[0], { what: `the outcome of order ${orderId}` });
 

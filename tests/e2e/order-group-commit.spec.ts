@@ -2,7 +2,7 @@
 // and an order the database refuses fails alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Topics } from '@pipeline/contracts';
-import { readTopic, uniqueName } from '../support/kafka';
+import { readEvents, uniqueName } from '../support/kafka';
 import { OrderServiceUnderTest } from './order-service.harness';
 
 interface Placed {
@@ -104,7 +104,7 @@ describe('order-service: POST /orders group commit', () => {
         customers.filter((c) => !c.endsWith('poison')).sort(),
       );
       await svc.outboxDrained();
-      const published = (await readTopic(svc.kafka, svc.prefix + Topics.orders))
+      const published = (await readEvents(svc.kafka, svc.prefix + Topics.orders))
         .map((record) => (JSON.parse(record.value!.toString()) as { customerId: string }).customerId)
         .filter((customerId) => customerId.startsWith(`${prefix}-`));
       expect(published.sort()).toEqual(stored.map((row) => row.customer_id));

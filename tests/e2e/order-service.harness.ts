@@ -1,7 +1,7 @@
 import type { Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { TestDatabase } from '../support/db';
-import { produceEvent, type ProducedRecord } from '../support/events';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { produceEvent, type ProducedRecord, testProducer } from '../support/events';
+import { readEvents, testKafka, uniqueName } from '../support/kafka';
 import { eventually, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, httpJson, startService, type HttpAnswer } from '../support/service-harness';
 import { headerValue, readHeaders, type RecordHeaders } from '@pipeline/contracts';
@@ -49,7 +49,7 @@ export class OrderServiceUnderTest {
       label,
       env: { KAFKA_TOPIC_PARTITIONS: '2', ...env },
     });
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     const cleanUp = async () => {
       await producer.disconnect();
@@ -99,9 +99,9 @@ export class OrderServiceUnderTest {
     });
   }
 
-  /** Every record on the prefixed `topic` (contract name) with this key. */
+  /** Every event on the prefixed `topic` (contract name) with this key, one record per event id. */
   async records(topic: string, key: string): Promise<ReadRecord[]> {
-    const records = await readTopic(this.kafka, this.prefix + topic);
+    const records = await readEvents(this.kafka, this.prefix + topic);
     return records
       .filter((record) => record.key?.toString() === key)
       .map((record) => ({

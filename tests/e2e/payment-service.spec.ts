@@ -14,9 +14,10 @@ import {
   type EventMetadata,
 } from '@pipeline/contracts';
 import type { TestDatabase } from '../support/db';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { readEvents, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 // payment-service as a real process on its own test database and its own prefixed topics:
 // order.placed in, payment.authorized / declined out; stock.rejected in, payment.refunded out.
@@ -30,7 +31,7 @@ describe('payment-service authorizes, declines and refunds', () => {
   let admin: Admin;
 
   beforeAll(async () => {
-    producer = kafka.producer({ allowAutoTopicCreation: false });
+    producer = testProducer(kafka);
     admin = kafka.admin();
     await Promise.all([producer.connect(), admin.connect()]);
     service = await startService('payment', { prefix });
@@ -83,7 +84,9 @@ describe('payment-service authorizes, declines and refunds', () => {
   }
 
   const paymentsFor = async (orderId: string) =>
-    (await readTopic(kafka, prefix + Topics.payments)).filter((record) => record.key?.toString() === orderId);
+    (await readEvents(kafka, prefix + Topics.payments)).filter(
+      (record) => record.key?.toString() === orderId,
+    );
 
   const eventFor = (orderId: string, type: string) =>
     eventually(

@@ -3,8 +3,8 @@
 // order-service and watches the saga play out in every service.
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import type { OrderItem } from '@pipeline/contracts';
-import { caughtUp } from '../support/events';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { caughtUp, testProducer } from '../support/events';
+import { readEvents, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import {
   CONSUMED_TOPICS,
@@ -78,7 +78,7 @@ export class PipelineUnderTest {
     const kafka = testKafka();
     const prefix = `${uniqueName(label)}.`;
     const admin = kafka.admin();
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await Promise.all([admin.connect(), producer.connect()]);
     const started = await Promise.allSettled(
       SERVICES.map((name) => startService(name, { prefix, label: `${label}_${name}`, env })),
@@ -174,9 +174,9 @@ export class PipelineUnderTest {
     );
   }
 
-  /** The records of these orders on a saga topic (contract name), in partition order. */
+  /** The events of these orders on a saga topic (contract name), one record each, in partition order. */
   async records(topic: string, orderIds: ReadonlySet<string>) {
-    const records = await readTopic(this.kafka, this.prefix + topic);
+    const records = await readEvents(this.kafka, this.prefix + topic);
     return records.filter((record) => orderIds.has(record.key?.toString() ?? ''));
   }
 }

@@ -3,6 +3,7 @@ import { DeadLetterHeaders, EventHeaders, Topics, deadLetterTopic, headerValue }
 import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually, type RunningProcess } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
+import { testProducer } from '../support/events';
 
 // A running payment-service consumes `orders`: what it cannot process lands on its own
 // dead-letter topic with the diagnostic headers, and the partition moves on.
@@ -30,7 +31,7 @@ describe('payment-service dead-letters poison records from the orders topic', ()
 
   it('dead-letters garbage bytes at once with error_class=fatal and attempts=1', async () => {
     const key = uniqueName('poison-key');
-    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const producer = testProducer(kafka);
     await producer.connect();
     const [sent] = await producer.send({
       topic: prefix + Topics.orders,

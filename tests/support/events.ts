@@ -28,13 +28,21 @@ export interface ProducedRecord {
   readonly value: string;
 }
 
+/**
+ * The tests' producer: idempotent, so a send kafkajs retries on a busy broker (a request that timed
+ * out after the broker had appended it) never writes a record twice; a test that counts records,
+ * dead letters or lag would see the copy. Its sends must use acks=-1, kafkajs's default.
+ */
+export const testProducer = (kafka: Kafka): Producer =>
+  kafka.producer({ idempotent: true, allowAutoTopicCreation: false });
+
 /** Accepts a connected producer, or a Kafka client (then connects a producer for this one send). */
 async function withProducer<T>(
   target: Kafka | Producer,
   send: (producer: Producer) => Promise<T>,
 ): Promise<T> {
   if (!('producer' in target)) return send(target);
-  const producer = target.producer({ allowAutoTopicCreation: false });
+  const producer = testProducer(target);
   await producer.connect();
   try {
     return await send(producer);

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Kafka, type KafkaMessage } from 'kafkajs';
+import { EventHeaders, headerValue } from '@pipeline/contracts';
 import { createKafka, createServedTopics, parseBrokerList } from '@pipeline/messaging';
 
 export const KAFKA_BROKERS = parseBrokerList(process.env.KAFKA_BROKERS ?? '127.0.0.1:9092');
@@ -34,6 +35,27 @@ export async function createTestTopics(
       await admin.disconnect();
     },
   };
+}
+
+/**
+ * The records of a topic, one per event: the first record of each CloudEvents id (records without
+ * one are all kept). A service's relay writes at least once: a send it repeats after the broker
+ * timed out but had written the batch leaves a copy with the same id, which consumers' inboxes
+ * drop. A second event with the same effect (a second payment, a second outcome) has its own id,
+ * so it still shows.
+ */
+export async function readEvents(
+  kafka: Kafka,
+  topic: string,
+): Promise<(KafkaMessage & { partition: number })[]> {
+  const seen = new Set<string>();
+  return (await readTopic(kafka, topic)).filter((record) => {
+    const id = headerValue(record.headers, EventHeaders.id);
+    if (id === undefined) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
 
 /** Reads every record of a topic from the beginning up to its current end offsets. */
