@@ -4,7 +4,7 @@
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import type { OrderItem } from '@pipeline/contracts';
 import { caughtUp, testProducer } from '../support/events';
-import { readEvents, testKafka, uniqueName } from '../support/kafka';
+import { readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import {
   CONSUMED_TOPICS,
@@ -174,9 +174,12 @@ export class PipelineUnderTest {
     );
   }
 
-  /** The events of these orders on a saga topic (contract name), one record each, in partition order. */
+  /**
+   * The records of these orders on a saga topic (contract name), in partition order: every copy,
+   * since the redelivery specs count the copies they published (readTopic, not readEvents).
+   */
   async records(topic: string, orderIds: ReadonlySet<string>) {
-    const records = await readEvents(this.kafka, this.prefix + topic);
+    const records = await readTopic(this.kafka, this.prefix + topic);
     return records.filter((record) => orderIds.has(record.key?.toString() ?? ''));
   }
 }
