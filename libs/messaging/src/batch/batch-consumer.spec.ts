@@ -317,7 +317,7 @@ describe('BatchConsumer: batches that form by themselves', () => {
     expect(run).toHaveBeenCalledTimes(1);
   });
 
-  it('waits before the next transaction only after one of several events, never after one alone', async () => {
+  it('waits before the next transaction only after one of several keys, never after one alone', async () => {
     const { run, calls } = heldTransactions();
     const { consumer } = consumerWith({ run, busyLingerMs: 60_000 });
 
@@ -327,7 +327,7 @@ describe('BatchConsumer: batches that form by themselves', () => {
     calls[0]!.commit();
     // A transaction of one record: the next one starts at once.
     await until(() => calls.length === 2);
-    await handOver(consumer, [event('2'), event('3')]);
+    await handOver(consumer, [event('2', 'a'), event('3', 'b')]);
     calls[1]!.commit();
     await until(() => calls.length === 3);
     expect(calls[2]!.offsets).toEqual(['0@2', '0@3']);
@@ -355,5 +355,18 @@ describe('BatchConsumer: batches that form by themselves', () => {
     // Three records, one event: the service is not behind, so the next transaction starts at once.
     await until(() => calls.length === 2);
     expect(calls[1]!.offsets).toEqual(['0@3']);
+  });
+
+  it("does not wait after the events of one key: an order's events together are not a backlog", async () => {
+    const { run, calls } = heldTransactions();
+    const { consumer } = consumerWith({ run, busyLingerMs: 60_000 });
+
+    await handOver(consumer, [event('0', 'order-1'), event('1', 'order-1', 'thing.followed')]);
+    await until(() => calls.length === 1);
+    expect(calls[0]!.offsets).toEqual(['0@0', '0@1']);
+    await handOver(consumer, [event('2', 'order-2')]);
+    calls[0]!.commit();
+    await until(() => calls.length === 2);
+    expect(calls[1]!.offsets).toEqual(['0@2']);
   });
 });

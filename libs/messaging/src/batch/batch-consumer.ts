@@ -17,9 +17,9 @@ export interface BatchConsumerDeps extends Omit<RetriesDeps, 'block'> {
   /** The service's own dead-letter topic: its records are logged at WARN, never processed. */
   readonly deadLetterTopic: string;
   /**
-   * After a transaction that held more than one event (the service is behind), wait this long
-   * before the next one, so it carries more. Never after a transaction of one event; records
-   * only skipped do not count.
+   * After a transaction that held the events of more than one record key (the service is
+   * behind), wait this long before the next one, so it carries more. Never after a transaction of
+   * one key's events; records only skipped do not count.
    */
   readonly busyLingerMs?: number;
   /** Upper bound of events in one transaction; what waits beyond it goes in the next one. */
@@ -265,11 +265,12 @@ export class BatchConsumer {
   private async drain(): Promise<void> {
     for (let chunk = this.take(); chunk !== undefined && !this.stopped; chunk = this.take()) {
       await this.apply(chunk);
-      // Only while the service is behind (the transaction took several events, so more came in
-      // while the one before it ran): a short wait lets the next one carry more per commit.
-      // Records it only skips do not count: they cost no transaction.
+      // Only while the service is behind (the transaction took the events of several keys, so
+      // more orders came in while the one before it ran): a short wait lets the next one carry
+      // more per commit. One order's events together (order-service's payment.authorized and
+      // stock.reserved) are not a backlog, and records only skipped cost no transaction.
       const busyLingerMs = this.deps.busyLingerMs ?? 0;
-      if (busyLingerMs > 0 && eventsIn(chunk) > 1)
+      if (busyLingerMs > 0 && keysIn(chunk) > 1)
         await new Promise((resolve) => setTimeout(resolve, busyLingerMs));
     }
     this.scheduleUnblock();
@@ -421,8 +422,11 @@ export class BatchConsumer {
 
 const eventOf = ({ triaged }: Queued): PendingEvent[] => (triaged.kind === 'event' ? [triaged.event] : []);
 
-const eventsIn = (chunk: Chunk): number =>
-  chunk.parts.reduce(
-    (sum, { records }) => sum + records.filter(({ triaged }) => triaged.kind === 'event').length,
-    0,
-  );
+/** The record keys (orders, on the saga's topics) whose events a transaction took; no key counts alone. */
+const keysIn = (chunk: Chunk): number => {
+  const keys = new Set<unknown>();
+  for (const { records } of chunk.parts)
+    for (const { triaged } of records)
+      if (triaged.kind === 'event') keys.add(triaged.event.position.key ?? triaged.event);
+  return keys.size;
+};

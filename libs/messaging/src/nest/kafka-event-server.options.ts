@@ -40,7 +40,7 @@ export interface KafkaEventServerOptions {
    * records a partition may hold queued before kafkajs stops fetching it until it drains.
    */
   readonly maxEventsPerTransaction?: number;
-  /** A short wait after a transaction of several events, only then (BatchConsumer). */
+  /** A short wait after a transaction of several keys' events, only then (BatchConsumer). */
   readonly busyLingerMs?: number;
   /**
    * At most one OffsetCommit per this interval (default 1000): a durable offset waits for the

@@ -94,9 +94,10 @@ export const baseConfigSchema = (defaults: BaseConfigDefaults) =>
      */
     CONSUMER_MAX_EVENTS_PER_TRANSACTION: positiveInt(CONSUMER_DEFAULTS.maxEventsPerTransaction),
     /**
-     * After a transaction that held more than one event (the service is behind), the consumer
-     * waits this long before the next one, so it carries more; never after one of a single event
-     * (records it only skips do not count), so an order at everyday rates never waits on it. 0: never.
+     * After a transaction that held the events of more than one record key (the service is
+     * behind), the consumer waits this long before the next one, so it carries more; never after
+     * one of a single key's events (records it only skips do not count), so an order at everyday
+     * rates never waits on it. 0: never.
      */
     CONSUMER_BUSY_LINGER_MS: z.coerce.number().int().min(0).default(CONSUMER_DEFAULTS.busyLingerMs),
     /**
