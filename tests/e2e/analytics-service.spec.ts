@@ -13,7 +13,7 @@ import {
   metadataOf,
 } from '@pipeline/contracts';
 import type { TestDatabase } from '../support/db';
-import { readTopic, testKafka, uniqueName } from '../support/kafka';
+import { readEvents, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { eventually } from '../support/processes';
 import { deletePrefixedTopics, startService, type ServiceUnderTest } from '../support/service-harness';
 import { testProducer } from '../support/events';
@@ -313,7 +313,7 @@ describe('analytics-service counts orders in tumbling windows of event time', ()
     expect((await windows(e)).windows).toEqual([
       { windowStart: iso(T), windowEnd: iso(T + WINDOW), ...expected },
     ]);
-    const records = (await readTopic(kafka, prefix + Topics.ordersCount)).filter((r) =>
+    const records = (await readEvents(kafka, prefix + Topics.ordersCount)).filter((r) =>
       r.key?.toString().startsWith(`${e}|`),
     );
     expect(records).toHaveLength(5);

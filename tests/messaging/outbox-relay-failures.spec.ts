@@ -3,7 +3,7 @@ import { createKafka, outboxCommitted, writeToOutbox } from '@pipeline/messaging
 import pg from 'pg';
 import { inTransaction, sqlOverPrisma } from '@pipeline/database';
 import { OutboxRelay, type OutboxRelayOptions } from '@pipeline/outbox-relay';
-import { createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { createTestTopics, readEvents, readTopic, testKafka, uniqueName } from '../support/kafka';
 import {
   createMessagingTestDatabase,
   servicePool,
@@ -313,6 +313,7 @@ describe('OutboxRelay under failure', () => {
     expect((await relay.backlog()).rows).toBe(0);
     // Full batches, not one row per send: the relay's throughput comes from batching.
     expect(relay.stats.batches).toBeLessThanOrEqual(Math.ceil(total / 100));
-    expect(await readTopic(testKafka(), topic.name)).toHaveLength(total);
+    // Every row once at least; a send the broker wrote after it timed out is repeated by design.
+    expect(await readEvents(testKafka(), topic.name)).toHaveLength(total);
   });
 });
