@@ -5,3 +5,4 @@ export * from './metrics/prometheus-text';
 export * from './metrics/registry';
 export * from './tracing/telemetry';
 export * from './tracing/messaging-spans';
+export * from './tracing/sampler';

@@ -1,4 +1,4 @@
-import { SpanKind, SpanStatusCode, trace, type Link } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, trace, type Link } from '@opentelemetry/api';
 import { OrderPlacedEvent, Topics } from '@pipeline/contracts';
 import { asDatabaseError, draftOutboxRows, insertOutboxRows } from '@pipeline/messaging';
 import { messageOf } from '@pipeline/observability';
@@ -53,33 +53,39 @@ const tracer = trace.getTracer('order-service');
  * entries (one statement) and order.placed events (another). An order whose key was used before
  * writes nothing and gets that request's answer instead.
  *
- * Its own trace, linked to each request's: the group belongs to no single request.
+ * Its own trace, linked to each request's: the group belongs to no single request. A group none of
+ * whose requests is sampled runs outside any trace, as an unsampled consumer batch does: the pg
+ * instrumentation (`requireParentSpan`) then does nothing for its statements, where under the
+ * group's non-recording span it would build a non-recording span for each.
  */
 export function writeOrderGroup(pool: pg.Pool, orders: readonly PendingOrder[]): Promise<PlaceOrderResult[]> {
   const links = orders.flatMap((order): Link[] =>
     order.spanContext ? [{ context: order.spanContext }] : [],
   );
-  return tracer.startActiveSpan(
-    'place-order group commit',
-    { kind: SpanKind.INTERNAL, root: true, links, attributes: { 'order.group.size': orders.length } },
-    async (span) => {
-      try {
-        const { results, relayOutbox } = await inTransaction(pool, (sql) => writeOrders(sql, orders), {
-          connectTimeoutMs: CONNECT_TIMEOUT_MS,
-        });
-        // Committed: the relay publishes order.placed now, not on a NOTIFY's round trip.
-        relayOutbox();
-        return results;
-      } catch (error) {
-        span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
-        // A cut connection is a 503 with Retry-After, and the group is not written again order
-        // by order (the outcome of a COMMIT cut off is unknown).
-        throw asDatabaseError(error);
-      } finally {
-        span.end();
-      }
-    },
-  );
+  const span = tracer.startSpan('place-order group commit', {
+    kind: SpanKind.INTERNAL,
+    root: true,
+    links,
+    attributes: { 'order.group.size': orders.length },
+  });
+  const traced = span.isRecording() ? trace.setSpan(ROOT_CONTEXT, span) : ROOT_CONTEXT;
+  return context.with(traced, async () => {
+    try {
+      const { results, relayOutbox } = await inTransaction(pool, (sql) => writeOrders(sql, orders), {
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      });
+      // Committed: the relay publishes order.placed now, not on a NOTIFY's round trip.
+      relayOutbox();
+      return results;
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: messageOf(error) });
+      // A cut connection is a 503 with Retry-After, and the group is not written again order
+      // by order (the outcome of a COMMIT cut off is unknown).
+      throw asDatabaseError(error);
+    } finally {
+      span.end();
+    }
+  });
 }
 
 async function writeOrders(
