@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { baseConfigSchema } from '@pipeline/service-kit';
 
-export const emailConfigSchema = baseConfigSchema({ port: 3003, fetchMinBytes: 64 * 1024 }).extend({
+export const emailConfigSchema = baseConfigSchema({
+  port: 3003,
+  fetchMinBytes: 64 * 1024,
+  fetchMaxWaitMs: 250,
+}).extend({
   /** Where mail goes out, e.g. smtp://127.0.0.1:1025 (maildev locally, Mailpit in Docker). */
   SMTP_URL: z
     .string()

@@ -17,6 +17,16 @@ describe('loadConfig', () => {
     expect(config.LOG_LEVEL).toBe('log');
   });
 
+  it("defaults the consumer's fetch to the saga's (1 byte, 2 s) unless a service sets its own, and honours the environment", () => {
+    const saga = loadConfig(schema, valid);
+    expect([saga.KAFKA_FETCH_MIN_BYTES, saga.KAFKA_FETCH_MAX_WAIT_MS]).toEqual([1, 2000]);
+    const offPath = baseConfigSchema({ port: 3003, fetchMinBytes: 65_536, fetchMaxWaitMs: 250 });
+    const own = loadConfig(offPath, valid);
+    expect([own.KAFKA_FETCH_MIN_BYTES, own.KAFKA_FETCH_MAX_WAIT_MS]).toEqual([65_536, 250]);
+    const set = loadConfig(offPath, { ...valid, KAFKA_FETCH_MIN_BYTES: '1', KAFKA_FETCH_MAX_WAIT_MS: '500' });
+    expect([set.KAFKA_FETCH_MIN_BYTES, set.KAFKA_FETCH_MAX_WAIT_MS]).toEqual([1, 500]);
+  });
+
   it('honours PORT', () => {
     expect(loadConfig(schema, { ...valid, PORT: '4000' }).PORT).toBe(4000);
   });
