@@ -1,12 +1,12 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { ROOT_CONTEXT, context, trace, type Span, type SpanContext } from '@opentelemetry/api';
+import { randomBytes } from 'node:crypto';
+import { ROOT_CONTEXT, TraceFlags, context, trace, type Span } from '@opentelemetry/api';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace';
 import type pg from 'pg';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { samplerFromEnv } from '@pipeline/observability';
 import { writeOrderGroup } from './order-group-writer';
-import { orderPlacedPayload, type PendingOrder } from './pending-order';
+import { pendingOrder, type PendingOrder } from './pending-order';
 
 // The services' own sampler (parent-based, following links), and spans kept in memory.
 const spans = new InMemorySpanExporter();
@@ -39,29 +39,21 @@ function recordingPool(): { pool: pg.Pool; statements: { text: string; span: Spa
   return { pool: { connect: () => Promise.resolve(client) } as unknown as pg.Pool, statements };
 }
 
-/** An order as a request with this trace context hands it over (pendingOrder). */
+const REQUEST = {
+  customerId: 'customer-1',
+  customerEmail: 'customer@example.com',
+  items: [{ sku: 'SKU-APPLE', quantity: 1, unitPrice: '1.25' }],
+  currency: 'EUR',
+};
+
+/** An order as POST /orders hands it over (pendingOrder), from a request sampled or not. */
 function orderOfRequest(sampled: boolean): PendingOrder {
-  const spanContext: SpanContext = {
+  const request = trace.setSpanContext(ROOT_CONTEXT, {
     traceId: randomBytes(16).toString('hex'),
     spanId: randomBytes(8).toString('hex'),
-    traceFlags: sampled ? 1 : 0,
-  };
-  const orderId = randomUUID();
-  const placedAt = new Date();
-  const request = {
-    customerId: 'customer-1',
-    customerEmail: 'customer@example.com',
-    items: [{ sku: 'SKU-APPLE', quantity: 1, unitPrice: '1.25' }],
-    currency: 'EUR',
-  };
-  return {
-    orderId,
-    eventId: randomUUID(),
-    placedAt,
-    payload: orderPlacedPayload(orderId, request, placedAt),
-    trace: { traceparent: `00-${spanContext.traceId}-${spanContext.spanId}-0${sampled ? 1 : 0}` },
-    spanContext,
-  };
+    traceFlags: sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+  });
+  return context.with(request, () => pendingOrder(REQUEST));
 }
 
 /** Written as the group commit writes: from the first request's context (its setImmediate). */
