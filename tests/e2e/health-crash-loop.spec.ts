@@ -24,7 +24,7 @@ import {
   type OrderPlacedPayload,
 } from '@pipeline/contracts';
 import { committedPast, produceEvent, testProducer } from '../support/events';
-import { KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { KAFKA_BROKERS, KCAT_ONE_BATCH, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { REPO_ROOT, eventually } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';
 import {
@@ -95,7 +95,20 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
     // Three well-formed-looking records in one zstd batch, written by librdkafka.
     const child = exec(
       'kcat',
-      ['-b', KAFKA_BROKERS.join(','), '-P', '-t', orders, '-p', '0', '-z', 'zstd', '-K', ':'],
+      [
+        '-b',
+        KAFKA_BROKERS.join(','),
+        '-P',
+        '-t',
+        orders,
+        '-p',
+        '0',
+        '-z',
+        'zstd',
+        '-K',
+        ':',
+        ...KCAT_ONE_BATCH,
+      ],
       {
         timeout: 30_000,
       },

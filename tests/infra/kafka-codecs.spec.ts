@@ -11,7 +11,15 @@ import { promisify } from 'node:util';
 import { CompressionTypeOf, type CompressionName } from '@pipeline/kafka-codecs';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KAFKA_BROKERS, createTestTopics, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { testProducer } from '../support/events';
+import {
+  KAFKA_BROKERS,
+  KCAT_ONE_BATCH,
+  createTestTopics,
+  readTopic,
+  testKafka,
+  uniqueName,
+} from '../support/kafka';
 import { REPO_ROOT } from '../support/processes';
 
 const exec = promisify(execFile);
@@ -55,7 +63,20 @@ describe('compression codecs across clients (kcat, the Java client, kafkajs)', (
     for (const codec of CODECS) {
       await pipe(
         'kcat',
-        ['-b', KAFKA_BROKERS.join(','), '-P', '-t', topic('kcat', codec), '-p', '0', '-K', ':', '-z', codec],
+        [
+          '-b',
+          KAFKA_BROKERS.join(','),
+          '-P',
+          '-t',
+          topic('kcat', codec),
+          '-p',
+          '0',
+          '-K',
+          ':',
+          '-z',
+          codec,
+          ...KCAT_ONE_BATCH,
+        ],
         lines,
       );
       const records = await readTopic(kafka, topic('kcat', codec));
@@ -97,7 +118,7 @@ describe('compression codecs across clients (kcat, the Java client, kafkajs)', (
   }, 120_000);
 
   it('writes with kafkajs, each codec, what kcat and the Java console consumer read back', async () => {
-    const producer = kafka.producer();
+    const producer = testProducer(kafka);
     await producer.connect();
     try {
       for (const codec of CODECS)

@@ -4,7 +4,14 @@ import { Partitioners, type Kafka, type KafkaMessage } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterTopic, Topics } from '@pipeline/contracts';
 import { startConsole, TOKEN, type ConsoleUnderTest } from '../console/console.harness';
-import { createTestTopics, KAFKA_BROKERS, readTopic, testKafka, uniqueName } from '../support/kafka';
+import {
+  createTestTopics,
+  KAFKA_BROKERS,
+  KCAT_ONE_BATCH,
+  readTopic,
+  testKafka,
+  uniqueName,
+} from '../support/kafka';
 import { REPO_ROOT, runCommand, type CommandRun } from '../support/processes';
 
 // A payment-service dead-letter topic as a crash and other clients leave it: the same original
@@ -36,7 +43,10 @@ async function kcat(
   const bytes = Object.entries(binary).map(([name, escaped]) => `-H "${name}=$(printf '${escaped}')" `);
   // Headers go out in the order given: the binary ones first.
   const script = `exec kcat ${bytes.join('')}"$@"`;
-  const args = ['-b', KAFKA_BROKERS.join(','), '-P', '-t', topic, '-p', String(partition), '-Z', '-K', '|'];
+  const args = [
+    ...['-b', KAFKA_BROKERS.join(','), '-P', '-t', topic, '-p', String(partition), '-Z', '-K', '|'],
+    ...KCAT_ONE_BATCH,
+  ];
   const result = await run(
     'bash',
     ['-c', script, 'kcat', ...args, ...headers.flatMap((h) => ['-H', h])],

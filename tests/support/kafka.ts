@@ -96,3 +96,11 @@ export async function readTopic(
   }
   return records;
 }
+
+/**
+ * kcat's producer as a test that writes several records needs it: idempotent, so a send
+ * librdkafka retries (a topic just created may not have its leader yet) can neither reorder nor
+ * repeat them (its defaults may do both), and lingering 100 ms, far longer than kcat takes to read
+ * a few lines from its input, so they go out in one batch.
+ */
+export const KCAT_ONE_BATCH = ['-X', 'enable.idempotence=true', '-X', 'linger.ms=100'] as const;
