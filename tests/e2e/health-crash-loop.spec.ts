@@ -24,7 +24,7 @@ import {
   type OrderPlacedPayload,
 } from '@pipeline/contracts';
 import { committedPast, produceEvent, testProducer } from '../support/events';
-import { KAFKA_BROKERS, KCAT_ONE_BATCH, readTopic, testKafka, uniqueName } from '../support/kafka';
+import { KAFKA_BROKERS, kcatProducerArgs, readTopic, testKafka, uniqueName } from '../support/kafka';
 import { REPO_ROOT, eventually } from '../support/processes';
 import { scrape, sum } from '../support/prometheus';
 import {
@@ -93,26 +93,9 @@ describe('an undecodable batch on disk: stop (liveness fails on the crash loop) 
     await Promise.all([admin.connect(), producer.connect()]);
     await createServedTopics(admin, [{ topic: orders, numPartitions: 1 }]);
     // Three well-formed-looking records in one zstd batch, written by librdkafka.
-    const child = exec(
-      'kcat',
-      [
-        '-b',
-        KAFKA_BROKERS.join(','),
-        '-P',
-        '-t',
-        orders,
-        '-p',
-        '0',
-        '-z',
-        'zstd',
-        '-K',
-        ':',
-        ...KCAT_ONE_BATCH,
-      ],
-      {
-        timeout: 30_000,
-      },
-    );
+    const child = exec('kcat', [...kcatProducerArgs(orders, 0), '-z', 'zstd', '-K', ':'], {
+      timeout: 30_000,
+    });
     child.child.stdin?.end(['a', 'b', 'c'].map((k) => `${k}:${'{"x":1}'.repeat(40)}`).join('\n') + '\n');
     await child;
     await corruptFirstBatch(join(await partitionDir(orders, 0), '00000000000000000000.log'));

@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testProducer } from '../support/events';
 import {
   KAFKA_BROKERS,
-  KCAT_ONE_BATCH,
   createTestTopics,
+  kcatProducerArgs,
   readTopic,
   testKafka,
   uniqueName,
@@ -61,24 +61,7 @@ describe('compression codecs across clients (kcat, the Java client, kafkajs)', (
 
   it('reads with kafkajs what librdkafka (kcat) wrote with each codec, one batch of three records', async () => {
     for (const codec of CODECS) {
-      await pipe(
-        'kcat',
-        [
-          '-b',
-          KAFKA_BROKERS.join(','),
-          '-P',
-          '-t',
-          topic('kcat', codec),
-          '-p',
-          '0',
-          '-K',
-          ':',
-          '-z',
-          codec,
-          ...KCAT_ONE_BATCH,
-        ],
-        lines,
-      );
+      await pipe('kcat', [...kcatProducerArgs(topic('kcat', codec), 0), '-K', ':', '-z', codec], lines);
       const records = await readTopic(kafka, topic('kcat', codec));
       expect(
         records.map((r) => [r.key?.toString(), r.value?.toString()]),

@@ -7,7 +7,7 @@ import { startConsole, TOKEN, type ConsoleUnderTest } from '../console/console.h
 import {
   createTestTopics,
   KAFKA_BROKERS,
-  KCAT_ONE_BATCH,
+  kcatProducerArgs,
   readTopic,
   testKafka,
   uniqueName,
@@ -43,10 +43,7 @@ async function kcat(
   const bytes = Object.entries(binary).map(([name, escaped]) => `-H "${name}=$(printf '${escaped}')" `);
   // Headers go out in the order given: the binary ones first.
   const script = `exec kcat ${bytes.join('')}"$@"`;
-  const args = [
-    ...['-b', KAFKA_BROKERS.join(','), '-P', '-t', topic, '-p', String(partition), '-Z', '-K', '|'],
-    ...KCAT_ONE_BATCH,
-  ];
+  const args = [...kcatProducerArgs(topic, partition), '-Z', '-K', '|'];
   const result = await run(
     'bash',
     ['-c', script, 'kcat', ...args, ...headers.flatMap((h) => ['-H', h])],

@@ -98,9 +98,12 @@ export async function readTopic(
 }
 
 /**
- * kcat's producer as a test that writes several records needs it: idempotent, so a send
- * librdkafka retries (a topic just created may not have its leader yet) can neither reorder nor
- * repeat them (its defaults may do both), and lingering 100 ms, far longer than kcat takes to read
- * a few lines from its input, so they go out in one batch.
+ * kcat's producer arguments for `partition` of `topic`, as a test that writes several records
+ * needs them: idempotent, so a send librdkafka retries (a topic just created may not have its
+ * leader yet) can neither reorder nor repeat them (its defaults may do both), and lingering 100 ms,
+ * far longer than kcat takes to read a few lines from its input, so they go out in one batch.
  */
-export const KCAT_ONE_BATCH = ['-X', 'enable.idempotence=true', '-X', 'linger.ms=100'] as const;
+export const kcatProducerArgs = (topic: string, partition: number): string[] => [
+  ...['-b', KAFKA_BROKERS.join(','), '-P', '-t', topic, '-p', String(partition)],
+  ...['-X', 'enable.idempotence=true', '-X', 'linger.ms=100'],
+];
