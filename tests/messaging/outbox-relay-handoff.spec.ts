@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { draftOutboxRows, insertOutboxRows, writeToOutbox } from '@pipeline/messaging';
+import { draftOutboxRows, insertOutboxRows, outboxHandoff, writeToOutbox } from '@pipeline/messaging';
 import pg from 'pg';
 import { inTransaction, sqlOverPrisma, type Sql } from '@pipeline/database';
 import { createDatabasePool } from '@pipeline/service-kit';
@@ -96,6 +96,14 @@ const event = (topic: string, seq: number) => ({
   correlationId: 'k',
 });
 
+/**
+ * Waits until the relay has finished its `n`-th read and offers a hand-off again. A read is
+ * counted when it is sent: a writer that commits while it runs is not offered the hand-off (the
+ * relay has not read yet) and wakes the relay, which reads once more.
+ */
+const readDone = (reads: () => number, n: number) =>
+  until(() => reads() === n && outboxHandoff(SOURCE) !== undefined, `read ${n} done, a hand-off offered`);
+
 /** Counts the relay's reads of the outbox (its one statement per read), from now on. */
 function countReads(): () => number {
   const query = vi.spyOn(pg.Client.prototype, 'query');
@@ -152,7 +160,7 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     const reads = countReads();
     const relay = b.relay();
     await relay.start();
-    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+    await readDone(reads, 1);
 
     await b.handOver(1);
     await until(() => relay.stats.published === 1, 'the first row handed over');
@@ -170,7 +178,7 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     const reads = countReads();
     const relay = b.relay();
     await relay.start();
-    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+    await readDone(reads, 1);
 
     // Committed by the service's pool without a word to the relay: no NOTIFY, no wake-up.
     await inTransaction(b.pool, (sql) => writeToOutbox(sql, [event(b.topic, 1)], { source: SOURCE }));
@@ -186,9 +194,10 @@ describe('OutboxRelay hand-off from the writers of its process', () => {
     const reads = countReads();
     const relay = b.relay();
     await relay.start();
-    await until(() => relay.isLeader() && reads() === 1, 'the start-up read');
+    await readDone(reads, 1);
     await leaveDeletedOutboxRows(b.db, 50_000);
-    await until(() => reads() === 2, 'the read its NOTIFY asked for');
+    // The NOTIFY asks for a second read.
+    await readDone(reads, 2);
     const statements: { text: string; values: readonly unknown[] }[] = [];
     const relayOutbox = await inTransaction(b.pool, (sql) => {
       const recording: Sql = {
