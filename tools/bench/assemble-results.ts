@@ -86,6 +86,7 @@ export function consoleCost(
 export function stepResult(step: {
   readonly label: StepResult['label'];
   readonly rate: number;
+  readonly again?: boolean;
   readonly report: LoadReport;
   readonly verdict: StepVerdict;
   readonly cpu: CpuUsage | undefined;
@@ -104,6 +105,7 @@ export function stepResult(step: {
   const errors = Object.values(report.totals.httpErrors).reduce((a, b) => a + b, 0);
   return {
     label: step.label,
+    ...(step.again ? { again: true as const } : {}),
     offered: step.rate,
     achieved: report.achievedRate,
     terminalPerSecond:

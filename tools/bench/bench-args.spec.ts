@@ -9,16 +9,18 @@ const parse = (argv: string[]): BenchConfig => {
 };
 
 describe('parseBenchArgs', () => {
-  it('steps through the full ramp and refines between the last two steps by default', () => {
+  it('steps through the full ramp, confirms a failed step and refines between the last two by default', () => {
     const config = parse([]);
     expect(config.steps).toEqual(FullRamp);
     expect(config.refine).toBe(true);
+    expect(config.confirm).toBe(true);
   });
 
-  it('takes the shorter ramp with --quick, without refining', () => {
+  it('takes the shorter ramp with --quick, without confirming or refining', () => {
     const config = parse(['--quick']);
     expect(config.steps).toEqual(QuickRamp);
     expect(config.refine).toBe(false);
+    expect(config.confirm).toBe(false);
     expect(config.stepSeconds).toBeLessThan(parse([]).stepSeconds);
   });
 

@@ -12,6 +12,8 @@ export interface BenchConfig {
   readonly floorRate: number;
   /** After the first unsustainable step, try once between it and the last sustainable one. */
   readonly refine: boolean;
+  /** A step that is not sustainable is run once more before it counts as failed. */
+  readonly confirm: boolean;
   readonly stepSeconds: number;
   readonly drainSeconds: number;
   readonly halfRateSeconds: number;
@@ -90,6 +92,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchConfig | 'help' {
     steps: values.steps ? list(values.steps) : rateSteps(quick),
     floorRate: FloorRate,
     refine: !quick,
+    confirm: !quick,
     stepSeconds: values['step-seconds'] ? (list(values['step-seconds'])[0] ?? 30) : quick ? 10 : 25,
     drainSeconds: quick ? 15 : 30,
     halfRateSeconds: quick ? 15 : 60,

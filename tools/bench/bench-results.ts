@@ -13,6 +13,8 @@ import type { IdleRates, StepCounts } from './work-counts';
 
 export interface StepResult {
   readonly label: 'warm-up' | 'step' | 'half rate';
+  /** The second run of a rate whose first run was not kept up with (a full run's `confirm`). */
+  readonly again?: true;
   readonly offered: number;
   readonly achieved: number;
   readonly terminalPerSecond: number;

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { BenchResults, StepResult } from './bench-results';
-import { countsTable, cpuPerStepTable, headline, perServiceCountsTable } from './benchmarks-md-work';
+import {
+  countsTable,
+  cpuPerStepTable,
+  headline,
+  perServiceCountsTable,
+  rampSteps,
+  stepName,
+  sustainableStep,
+} from './benchmarks-md-work';
 import type { StepCounts } from './work-counts';
 
 const counts = (requests: number): StepCounts => ({
@@ -81,5 +89,46 @@ describe('the comparable parts of the results section', () => {
     const table = cpuPerStepTable(results);
     expect(table[0]).toBe('| step | order | kafka | total |');
     expect(table).toHaveLength(2 + 4);
+  });
+
+  describe('a rate run again after its first run was not kept up with', () => {
+    const judged = (s: StepResult, sustainable: boolean, again = false): StepResult => ({
+      ...s,
+      verdict: { sustainable, reasons: [] },
+      ...(again ? { again: true as const } : {}),
+    });
+    const twice = {
+      ...results,
+      sustainableRate: 50,
+      steps: [
+        judged(step('step', 25, 8), true),
+        judged(step('step', 50, 7), false),
+        judged(step('step', 50, 6), true, true),
+        judged(step('step', 100, 5), false),
+        judged(step('step', 100, 5), false, true),
+      ],
+    } as BenchResults;
+
+    it('is named as the second run', () => {
+      expect(twice.steps.map(stepName)).toEqual([
+        'step 25/s',
+        'step 50/s',
+        'step 50/s (again)',
+        'step 100/s',
+        'step 100/s (again)',
+      ]);
+    });
+
+    it('is the run the sustainable rate is reported from, and the ramp keeps only each rate’s last run', () => {
+      expect(sustainableStep(twice)).toBe(twice.steps[2]);
+      expect(rampSteps(twice.steps).map(stepName)).toEqual([
+        'step 25/s',
+        'step 50/s (again)',
+        'step 100/s (again)',
+      ]);
+      expect(perServiceCountsTable(twice)).toContain(
+        '| service | step 25/s | step 50/s (again) | step 100/s (again) |',
+      );
+    });
   });
 });

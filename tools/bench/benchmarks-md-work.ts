@@ -14,7 +14,22 @@ const pct = (n: number): string => `${(n * 100).toFixed(1)} %`;
 /** The APIs shown in their own column; the rest are summed under "other". */
 const MainApis = ['Produce', 'Fetch', 'OffsetCommit', 'Heartbeat', 'Metadata'] as const;
 
-export const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s`;
+/** ' (again)' for the second run of a rate whose first run was not kept up with. */
+export const againMark = (s: StepResult): string => (s.again ? ' (again)' : '');
+
+export const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s${againMark(s)}`;
+
+/** The ramp's steps, each rate's last run only: a run that was run again is superseded. */
+export const rampSteps = (steps: readonly StepResult[]): StepResult[] =>
+  steps.filter(
+    (s, i) => s.label === 'step' && !steps.slice(i + 1).some((t) => t.again && t.offered === s.offered),
+  );
+
+/** The run of the highest sustainable rate the results report (the second, if it took two). */
+export const sustainableStep = (results: BenchResults): StepResult | undefined =>
+  results.steps.find(
+    (s) => s.label === 'step' && s.offered === results.sustainableRate && s.verdict.sustainable,
+  );
 
 /** Steps with counts, in run order. */
 const counted = (results: BenchResults): StepResult[] => results.steps.filter((s) => s.counts !== undefined);
@@ -27,7 +42,8 @@ export function headline(results: BenchResults): string[] {
   const perStep = results.steps
     .filter((s) => s.label !== 'warm-up' && s.cpuMsPerOrder)
     .map(
-      (s) => `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''} ${f1(s.cpuMsPerOrder?.total)}`,
+      (s) =>
+        `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : againMark(s)} ${f1(s.cpuMsPerOrder?.total)}`,
     );
   return [
     `**Highest sustainable rate: ${rate} orders/s${n ? ` = ${f0(n.ordersPerSecondPer1000Tps)} orders/s per 1,000 pgbench one-hop tps` : ''}.**`,
@@ -82,7 +98,7 @@ export function countsTable(results: BenchResults): string[] {
 
 /** The steps the issue asks the counts at: 10, 25 and 100 orders/s and the sustainable rate. */
 function keySteps(results: BenchResults): StepResult[] {
-  const ramp = counted(results).filter((s) => s.label === 'step');
+  const ramp = rampSteps(counted(results));
   const wanted = new Set([10, 25, 100, results.sustainableRate]);
   const chosen = ramp.filter(
     (s, i) => wanted.has(s.offered) && ramp.findIndex((t) => t.offered === s.offered) === i,

@@ -4,6 +4,7 @@ import type { BenchResults, StepResult } from './bench-results';
 import { hopsSection } from './benchmarks-md-hops';
 import { plots } from './benchmarks-plots';
 import {
+  againMark,
   consoleCostTable,
   consoleCpuRow,
   countsTable,
@@ -11,6 +12,7 @@ import {
   wakeupsPerStepTable,
   headline,
   perServiceCountsTable,
+  sustainableStep,
 } from './benchmarks-md-work';
 
 const START = '<!-- bench:results:start (written by npm run bench) -->';
@@ -109,7 +111,7 @@ function ratioLines(results: BenchResults): string[] {
   const k = results.kafka;
   const perOrder = results.recordsPerOrder;
   const bestPg = results.pgbench?.reduce((a, b) => (b.tps > a.tps ? b : a));
-  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
+  const sustainable = sustainableStep(results);
   const lines: string[] = [];
   // At the highest sustainable rate; when no step was sustainable, at the best rate delivered.
   const delivered = Math.max(
@@ -149,7 +151,7 @@ const verdictText = (s: StepResult): string =>
 
 export function renderSection(results: BenchResults, reportDir: string): string {
   const m = results.machine;
-  const sustainable = results.steps.find((s) => s.label === 'step' && s.offered === results.sustainableRate);
+  const sustainable = sustainableStep(results);
   const half = results.halfRate;
   const lines: string[] = [
     START,
@@ -172,7 +174,7 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |',
     ...results.steps.map(
       (s) =>
-        `| ${s.label} | ${s.offered} | ${f1(s.achieved)} | ${f1(s.terminalPerSecond)} | ${lat(s.e2e)} | ${f0(s.http.p99)} | ${s.lost} | ${s.duplicated} | ${Math.max(0, ...Object.values(s.maxLagByGroup))} | ${verdictText(s)} |`,
+        `| ${s.label}${againMark(s)} | ${s.offered} | ${f1(s.achieved)} | ${f1(s.terminalPerSecond)} | ${lat(s.e2e)} | ${f0(s.http.p99)} | ${s.lost} | ${s.duplicated} | ${Math.max(0, ...Object.values(s.maxLagByGroup))} | ${verdictText(s)} |`,
     ),
     '',
     `![throughput](${PLOTS}/throughput.svg)`,

@@ -1,5 +1,6 @@
 import { lineChart } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
+import { againMark, rampSteps } from './benchmarks-md-work';
 import { stackedBarChart, type StackedBarsOptions } from './stacked-bar-chart';
 import { SustainableLimits } from './step-verdict';
 
@@ -18,7 +19,8 @@ const Palette = [
 
 type Series = Parameters<typeof lineChart>[0]['series'][number];
 
-const rateLabel = (s: StepResult): string => `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : ''}`;
+const rateLabel = (s: StepResult): string =>
+  `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : againMark(s)}`;
 
 /** Wide enough for every legend entry (lineChart sets them 150 px apart on one line). */
 const chartWidth = (series: number): number => Math.max(860, 100 + series * 150);
@@ -77,7 +79,7 @@ export function hopsByRateBars(steps: readonly StepResult[]): StackedBarsOptions
 
 /** The plots of the results section, by file name (written to docs/benchmarks/). */
 export function plots(results: BenchResults): Record<string, string> {
-  const steps = results.steps.filter((s) => s.label === 'step');
+  const steps = rampSteps(results.steps);
   const throughput = lineChart({
     title: 'Offered rate vs what the pipeline delivered',
     xLabel: 'offered orders/s',

@@ -159,8 +159,9 @@ export async function findSustainableRate(
     `warm-up ${results.warmup.settled ? 'settled' : 'did NOT settle'} after ${results.warmup.seconds} s: ${results.warmup.measure} CPU ms per order ${results.warmup.windows.map((w) => w.settleMsPerOrder?.toFixed(2) ?? '–').join(' → ')}`,
   );
   const ramp = await climb(
-    { steps: config.steps, refine: config.refine, floor: config.floorRate },
-    async (rate) => (await runStep(context, 'step', rate, config.stepSeconds)).verdict.sustainable,
+    { steps: config.steps, refine: config.refine, confirm: config.confirm, floor: config.floorRate },
+    async (rate, again) =>
+      (await runStep(context, 'step', rate, config.stepSeconds, again)).verdict.sustainable,
   );
   results.ramp = { steppedDown: ramp.steppedDown, floorReached: ramp.floorReached };
   if (ramp.steppedDown.length > 0)

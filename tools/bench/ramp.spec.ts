@@ -80,7 +80,7 @@ describe('climb', () => {
   /** Rates at or below `holds` are kept up with; returns what was tried. */
   const ramp = async (holds: number, steps = [5, 10, 25, 50, 100], refine = true) => {
     const tried: number[] = [];
-    const outcome = await climb({ steps, refine, floor: 2 }, (rate) => {
+    const outcome = await climb({ steps, refine, confirm: false, floor: 2 }, (rate) => {
       tried.push(rate);
       return Promise.resolve(rate <= holds);
     });
@@ -110,5 +110,44 @@ describe('climb', () => {
     const r = await ramp(1, [10, 25], true);
     expect(r.tried).toEqual([10, 5, 2]);
     expect(r).toMatchObject({ sustainable: 0, steppedDown: [5, 2], floorReached: true });
+  });
+
+  describe('with confirm', () => {
+    /** Rates at or below `holds` are kept up with, and so is a second run of one in `flaky`. */
+    const confirmed = async (holds: number, flaky: number[], steps = [5, 10, 25, 50, 100]) => {
+      const tried: string[] = [];
+      const outcome = await climb({ steps, refine: true, confirm: true, floor: 2 }, (rate, again) => {
+        tried.push(again ? `${rate} again` : `${rate}`);
+        return Promise.resolve(rate <= holds || (again && flaky.includes(rate)));
+      });
+      return { ...outcome, tried };
+    };
+
+    it('runs a failed step once more, and climbs on when that run holds', async () => {
+      const r = await confirmed(10, [25, 50]);
+      expect(r.tried).toEqual([
+        '5',
+        '10',
+        '25',
+        '25 again',
+        '50',
+        '50 again',
+        '100',
+        '100 again',
+        '75',
+        '75 again',
+      ]);
+      expect(r.sustainable).toBe(50);
+    });
+
+    it('fails a rate only when both runs fail, on the way down too', async () => {
+      const r = await confirmed(3, [], [10, 25]);
+      expect(r.tried).toEqual(['10', '10 again', '5', '5 again', '2']);
+      expect(r).toMatchObject({ sustainable: 2, steppedDown: [5, 2], floorReached: false });
+    });
+
+    it('runs a step that holds only once', async () => {
+      expect((await confirmed(100, [])).tried).toEqual(['5', '10', '25', '50', '100']);
+    });
   });
 });

@@ -93,6 +93,12 @@ export interface RampPolicy {
   readonly steps: readonly number[];
   /** After the first failed step, try once between it and the last sustainable one. */
   readonly refine: boolean;
+  /**
+   * Run a step that was not kept up with once more before it counts as failed: a short step's
+   * verdict can turn on one group's lag for a few seconds (the same code gave 150 and 300
+   * orders/s a few minutes apart, BENCHMARKS.md).
+   */
+  readonly confirm: boolean;
   /** The lowest rate a step-down tries. */
   readonly floor: number;
 }
@@ -100,12 +106,15 @@ export interface RampPolicy {
 /**
  * Climbs the ramp until a step is not kept up with, then refines once; when the very first step
  * fails, halves the rate until one holds or the floor fails too, so a slow machine still gets a
- * rate rather than "0 orders/s".
+ * rate rather than "0 orders/s". With `confirm`, a rate fails only when two runs of it in a row
+ * do (`runRate`'s `again` says which run it is).
  */
 export async function climb(
   policy: RampPolicy,
-  tryRate: (rate: number) => Promise<boolean>,
+  runRate: (rate: number, again: boolean) => Promise<boolean>,
 ): Promise<RampOutcome> {
+  const tryRate = async (rate: number): Promise<boolean> =>
+    (await runRate(rate, false)) || (policy.confirm && (await runRate(rate, true)));
   let sustainable = 0;
   let failed: number | undefined;
   for (const rate of policy.steps) {

@@ -78,18 +78,22 @@ function windowWatcher(context: StepContext, start: WindowEdges, end: WindowEdge
   };
 }
 
-/** One constant-rate load step against the running stack, measured and judged. */
+/**
+ * One constant-rate load step against the running stack, measured and judged. `again`: the second
+ * run of a rate whose first was not kept up with (`RampPolicy.confirm`).
+ */
 export async function runStep(
   context: StepContext,
   label: StepResult['label'],
   rate: number,
   seconds: number,
+  again = false,
 ): Promise<StepResult> {
   const { config, options, admin, meter } = context;
-  const name = `${label.replace(/[^a-z]/g, '')}-${rate}`;
+  const name = `${label.replace(/[^a-z]/g, '')}-${rate}${again ? '-again' : ''}`;
   const backlog = await waitForCatchUp(admin, options, 60);
   if (backlog > 0) say(`  (still ${backlog} records behind after 60 s; starting anyway)`);
-  say(`${label}: ${rate} orders/s for ${seconds} s`);
+  say(`${label}${again ? ' (again)' : ''}: ${rate} orders/s for ${seconds} s`);
   const [start, end]: [WindowEdges, WindowEdges] = [{}, {}];
   const report = await runLoadStep({
     repoRoot,
@@ -116,6 +120,7 @@ export async function runStep(
   const result = stepResult({
     label,
     rate,
+    again,
     report,
     verdict,
     cpu,
