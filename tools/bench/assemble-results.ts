@@ -87,6 +87,7 @@ export function stepResult(step: {
   readonly label: StepResult['label'];
   readonly rate: number;
   readonly again?: boolean;
+  readonly speedCheckMs?: number;
   readonly report: LoadReport;
   readonly verdict: StepVerdict;
   readonly cpu: CpuUsage | undefined;
@@ -106,6 +107,7 @@ export function stepResult(step: {
   return {
     label: step.label,
     ...(step.again ? { again: true as const } : {}),
+    ...(step.speedCheckMs !== undefined ? { speedCheckMs: Math.round(step.speedCheckMs * 100) / 100 } : {}),
     offered: step.rate,
     achieved: report.achievedRate,
     terminalPerSecond:

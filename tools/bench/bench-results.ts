@@ -27,6 +27,11 @@ export interface StepResult {
   readonly http: PercentileSummary;
   readonly maxLagByGroup: Readonly<Record<string, number>>;
   readonly verdict: StepVerdict;
+  /**
+   * The speed check right before the step (`speed-check.ts`): ms for a fixed piece of CPU work,
+   * lower is faster. The machine's own speed, to read the step's CPU and latency figures against.
+   */
+  readonly speedCheckMs?: number;
   readonly cpu?: CpuUsage;
   /** Orders placed while the CPU was measured: the denominator of CPU per order. */
   readonly ordersInCpuWindow?: number;

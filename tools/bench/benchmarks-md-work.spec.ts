@@ -6,6 +6,7 @@ import {
   headline,
   perServiceCountsTable,
   rampSteps,
+  speedCheckLine,
   stepName,
   sustainableStep,
 } from './benchmarks-md-work';
@@ -89,6 +90,30 @@ describe('the comparable parts of the results section', () => {
     const table = cpuPerStepTable(results);
     expect(table[0]).toBe('| step | order | kafka | total |');
     expect(table).toHaveLength(2 + 4);
+    expect(speedCheckLine(results)).toBe('');
+  });
+
+  describe('with a speed check during each step', () => {
+    const checked = (...checks: number[]) =>
+      ({
+        ...results,
+        steps: results.steps.map((s, i) => ({ ...s, speedCheckMs: checks[i] })),
+      }) as BenchResults;
+
+    it('shows each step’s check beside its CPU figures', () => {
+      const table = cpuPerStepTable(checked(14, 14.2, 13.9, 20.3));
+      expect(table[0]).toBe('| step | order | kafka | total | speed check ms |');
+      expect(table[5]).toBe('| step 50/s | 9.00 | 13.10 | 1.40 | 20.3 |');
+    });
+
+    it('says when the machine’s speed moved during the run, and when it did not', () => {
+      expect(speedCheckLine(checked(14, 14.2, 13.9, 20.3))).toContain(
+        "13.9-20.3 ms, the machine's speed moved by 46 % during the run",
+      );
+      expect(speedCheckLine(checked(14, 14.2, 13.9, 14.5))).toContain(
+        '13.9-14.5 ms, within 4 % of each other: the machine kept its speed',
+      );
+    });
   });
 
   describe('a rate run again after its first run was not kept up with', () => {

@@ -5,6 +5,7 @@
  */
 import type { BenchResults, StepResult } from './bench-results';
 import { perThousandTps, ReferenceRun } from './calibration';
+import { speedSpread } from './speed-check';
 
 const f0 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(0));
 const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
@@ -52,6 +53,7 @@ export function headline(results: BenchResults): string[] {
     }; ${k ? `Kafka producer tool ${f0(k.producer.linger0.recordsPerSecond)} records/s (linger 0), consumer tool ${f0(k.consumer.recordsPerSecond)} records/s` : "Kafka's perf tools not measured"}.`,
     `Reference (${ReferenceRun.label}, the section above): ${ReferenceRun.sustainable} orders/s on ${ReferenceRun.pgbenchTps.toLocaleString('en-US')} tps = ${f0(perThousandTps(ReferenceRun.sustainable, ReferenceRun.pgbenchTps))} per 1,000 tps, ${ReferenceRun.cpuMsPerOrder.toFixed(1)} CPU ms per order.`,
     perStep.length > 0 ? `CPU ms per order over all processes, by offered rate: ${perStep.join(', ')}.` : '',
+    speedCheckLine(results),
     ...rampLines(results),
   ];
 }
@@ -126,29 +128,56 @@ export function perServiceCountsTable(results: BenchResults): string[] {
 
 type PerProcess = { readonly total: number; readonly byProcess: Readonly<Record<string, number>> };
 
-/** One figure per order per process at every step that has it, with the total. */
+/** One figure per order per process at every step that has it, with the total (and `extra` after it). */
 function perProcessTable(
   results: BenchResults,
   of: (s: StepResult) => PerProcess | undefined,
   format: (n: number | undefined) => string,
+  extra?: { readonly head: string; readonly cell: (s: StepResult) => string },
 ): string[] {
   const steps = results.steps.filter((s) => of(s) !== undefined);
   if (steps.length === 0) return ['(not measured)'];
   const processes = Object.keys(of(steps[0]!)!.byProcess);
   const short = (name: string): string => name.replace(/-service$/, '').replace(/ \(bench backends\)$/, '');
+  const [head, rule] = extra ? [` ${extra.head} |`, ' ---: |'] : ['', ''];
   return [
-    `| step | ${processes.map(short).join(' | ')} | total |`,
-    `| --- | ${processes.map(() => '---:').join(' | ')} | ---: |`,
+    `| step | ${processes.map(short).join(' | ')} | total |${head}`,
+    `| --- | ${processes.map(() => '---:').join(' | ')} | ---: |${rule}`,
     ...steps.map(
       (s) =>
-        `| ${stepName(s)} | ${processes.map((p) => format(of(s)!.byProcess[p])).join(' | ')} | ${format(of(s)!.total)} |`,
+        `| ${stepName(s)} | ${processes.map((p) => format(of(s)!.byProcess[p])).join(' | ')} | ${format(of(s)!.total)} |${extra ? ` ${extra.cell(s)} |` : ''}`,
     ),
   ];
 }
 
-/** CPU ms per order per process at every step of the run. */
+/** CPU ms per order per process at every step of the run, with the speed check during the step. */
 export const cpuPerStepTable = (results: BenchResults): string[] =>
-  perProcessTable(results, (s) => s.cpuMsPerOrder, f2);
+  perProcessTable(
+    results,
+    (s) => s.cpuMsPerOrder,
+    f2,
+    results.steps.some((s) => s.speedCheckMs !== undefined)
+      ? { head: 'speed check ms', cell: (s) => f1(s.speedCheckMs) }
+      : undefined,
+  );
+
+/**
+ * The speed checks' range over the run (`speed-check.ts`): how far the machine's own speed moved
+ * while the steps ran. Empty when the run made none.
+ */
+export function speedCheckLine(results: BenchResults): string {
+  const checks = results.steps.map((s) => s.speedCheckMs).filter((ms): ms is number => ms !== undefined);
+  const spread = speedSpread(checks);
+  if (spread === undefined) return '';
+  const moved =
+    spread > SpeedSpreadWorthSaying
+      ? `the machine's speed moved by ${f0(spread * 100)} % during the run: compare the CPU and latency figures of steps whose checks differ with care (counts do not depend on it)`
+      : `within ${f0(spread * 100)} % of each other: the machine kept its speed`;
+  return `Speed check during each step (the CPU ms one round of a fixed piece of work costs the bench's thread, a round every 2 s, the mean; lower is faster): ${f1(Math.min(...checks))}-${f1(Math.max(...checks))} ms, ${moved}.`;
+}
+
+/** A spread of the speed checks above this is worth a warning: more than the runs' usual noise. */
+const SpeedSpreadWorthSaying = 0.15;
 
 /** Wake-ups (voluntary context switches) per order per process at every step of the run. */
 export const wakeupsPerStepTable = (results: BenchResults): string[] =>

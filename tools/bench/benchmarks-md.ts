@@ -196,6 +196,12 @@ export function renderSection(results: BenchResults, reportDir: string): string 
     '',
     '### CPU ms per order per process at each step',
     '',
+    ...(results.steps.some((s) => s.speedCheckMs !== undefined)
+      ? [
+          "The last column is the speed check the bench ran during the step (the CPU ms one round of a fixed piece of work cost its own thread, a round every 2 s, the mean, `tools/bench/speed-check.ts`; lower is faster): where it rose, the machine itself was slower, and the step's CPU figures with it.",
+          '',
+        ]
+      : []),
     ...cpuPerStepTable(results),
     '',
     '### Wake-ups per order per process at each step',

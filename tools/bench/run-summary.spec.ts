@@ -41,6 +41,7 @@ const step = (label: StepResult['label'], offered: number, breakdown?: HopBreakd
     },
     cpuMsPerOrder: { total: 7.25, byProcess: {} },
     wakeupsPerOrder: { total: 212.4, byProcess: {} },
+    speedCheckMs: 13.92,
     ...(breakdown ? { hops: breakdown } : {}),
   }) as unknown as StepResult;
 
@@ -54,10 +55,10 @@ describe('the end-of-run summary', () => {
     ).toEqual(['a    bb', 'ccc   d']);
   });
 
-  it('prints e2e p50 and p99 beside the counts per step', () => {
+  it('prints e2e p50 and p99 beside the counts per step, and the speed check during it', () => {
     const lines = stepSummaryLines([step('warm-up', 20), step('step', 25)]);
     expect(lines[0]).toMatch(
-      /^step +e2e p50 ms +e2e p99 ms +Kafka requests +commits +statements +wake-ups +CPU ms$/,
+      /^step +e2e p50 ms +e2e p99 ms +Kafka requests +commits +statements +wake-ups +CPU ms +check ms$/,
     );
     expect(lines[2]!.split(/ {2,}/)).toEqual([
       'step 25/s',
@@ -68,6 +69,7 @@ describe('the end-of-run summary', () => {
       '20.00',
       '212',
       '7.25',
+      '13.9',
     ]);
   });
 

@@ -1,7 +1,7 @@
 /** What the bench prints at the end of a run: per step, e2e latency beside the counts, and where a hop's milliseconds go. */
 import type { BenchResults, StepResult } from './bench-results';
 import { pathFloorLine } from './benchmarks-md-hops';
-import { stepName } from './benchmarks-md-work';
+import { speedCheckLine, stepName } from './benchmarks-md-work';
 import { FewTraces } from './step-traces';
 
 const f1 = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? '–' : n.toFixed(1));
@@ -19,10 +19,20 @@ export function aligned(rows: readonly (readonly string[])[]): string[] {
   );
 }
 
-/** One row per step: e2e p50 and p99 (ms) beside the counts (wake-ups included) and CPU per order. */
+/** One row per step: e2e p50 and p99 (ms) beside the counts (wake-ups included), CPU per order and the speed check during the step. */
 export function stepSummaryLines(steps: readonly StepResult[]): string[] {
   return aligned([
-    ['step', 'e2e p50 ms', 'e2e p99 ms', 'Kafka requests', 'commits', 'statements', 'wake-ups', 'CPU ms'],
+    [
+      'step',
+      'e2e p50 ms',
+      'e2e p99 ms',
+      'Kafka requests',
+      'commits',
+      'statements',
+      'wake-ups',
+      'CPU ms',
+      'check ms',
+    ],
     ...steps.map((s) => [
       stepName(s),
       f1(s.e2e.p50),
@@ -32,6 +42,7 @@ export function stepSummaryLines(steps: readonly StepResult[]): string[] {
       f2(s.counts?.dbStatements.total),
       f0(s.wakeupsPerOrder?.total),
       f2(s.cpuMsPerOrder?.total),
+      f1(s.speedCheckMs),
     ]),
   ]);
 }
@@ -71,6 +82,7 @@ export function runSummaryLines(results: BenchResults): string[] {
   return [
     'per step, per order:',
     ...stepSummaryLines(results.steps).map((line) => `  ${line}`),
+    ...[speedCheckLine(results)].filter((line) => line !== ''),
     ...(results.hopsUnavailable !== undefined
       ? [`per-hop breakdown unavailable: ${results.hopsUnavailable}`]
       : withHops.flatMap(hopLines)),

@@ -1,5 +1,6 @@
 import type { Admin } from 'kafkajs';
-import { DefaultGroups, readGroupLag } from '@pipeline/load';
+import { DefaultGroups, readGroupLag, type LoadReport } from '@pipeline/load';
+import { SpeedSampler } from './speed-check';
 import { cpuMsPerOrder, perOrderCounters, stepResult } from './assemble-results';
 import type { BenchConfig } from './bench-args';
 import { repoRoot, traceRatio } from './bench-environment';
@@ -95,21 +96,29 @@ export async function runStep(
   if (backlog > 0) say(`  (still ${backlog} records behind after 60 s; starting anyway)`);
   say(`${label}${again ? ' (again)' : ''}: ${rate} orders/s for ${seconds} s`);
   const [start, end]: [WindowEdges, WindowEdges] = [{}, {}];
-  const report = await runLoadStep({
-    repoRoot,
-    baseUrl: `http://127.0.0.1:${servicePort(options, 'order')}`,
-    kafkaBrokers: options.kafkaBrokers,
-    topicPrefix: options.topicPrefix,
-    groupPrefix: options.groupPrefix,
-    rate,
-    seconds,
-    drainSeconds: config.drainSeconds,
-    seed: 1000 + context.steps.length,
-    traceRatio: traceRatio(),
-    out: `${context.outDir}/loadgen-${name}.json`,
-    onStarted: context.onLoadgenStarted,
-    onProgress: windowWatcher(context, start, end),
-  });
+  // The machine's own speed while the step runs: its CPU figures are read against it.
+  const speed = new SpeedSampler();
+  let speedCheckMs: number | undefined;
+  let report: LoadReport;
+  try {
+    report = await runLoadStep({
+      repoRoot,
+      baseUrl: `http://127.0.0.1:${servicePort(options, 'order')}`,
+      kafkaBrokers: options.kafkaBrokers,
+      topicPrefix: options.topicPrefix,
+      groupPrefix: options.groupPrefix,
+      rate,
+      seconds,
+      drainSeconds: config.drainSeconds,
+      seed: 1000 + context.steps.length,
+      traceRatio: traceRatio(),
+      out: `${context.outDir}/loadgen-${name}.json`,
+      onStarted: context.onLoadgenStarted,
+      onProgress: windowWatcher(context, start, end),
+    });
+  } finally {
+    speedCheckMs = speed.stop();
+  }
   const verdict = judgeStep(report, rate);
   const cpu = start.cpu && end.cpu ? meter.usage(start.cpu, end.cpu) : undefined;
   // Orders placed in the measured window, at the rate the run achieved (below the offered one
@@ -121,6 +130,7 @@ export async function runStep(
     label,
     rate,
     again,
+    ...(speedCheckMs !== undefined ? { speedCheckMs } : {}),
     report,
     verdict,
     cpu,
@@ -187,6 +197,8 @@ function sayOutcome(result: StepResult): void {
         .join(
           ', ',
         )}), ${counts.dbCommits.total} commits, ${counts.dbStatements.total} statements${cpu ? `, ${cpu.total} CPU ms` : ''}${
+        result.speedCheckMs === undefined ? '' : ` (speed check ${result.speedCheckMs.toFixed(1)} ms)`
+      }${
         counts.kafkaResponseBytes?.byApi.Fetch === undefined
           ? ''
           : `, ${Math.round(counts.kafkaResponseBytes.byApi.Fetch)} Fetch bytes`
