@@ -1,10 +1,10 @@
 /**
  * How fast this machine was while a step ran: the CPU time one round of a fixed piece of work
  * costs the bench's own thread, every 2 s. Machines of this kind change speed within seconds, with
- * no steal time counted: the same round costs about 14 or about 24 CPU ms, flipping between the
- * two on either vCPU, and less when the machine is busy (two full runs of the same code, ten
- * minutes apart, cost 38 and 55 CPU ms per order at 25/s with the same requests and commits per
- * order). A step whose CPU figures rose with the check was slowed by the machine, not by the code.
+ * no steal time counted: the same round costs about 14 or about 24 ms, flipping between the two on
+ * either vCPU (two full runs of the same code, ten minutes apart, cost 38 and 55 CPU ms per order
+ * at 25/s with the same requests and commits per order). A check that rose says the machine was
+ * slow during the step; it is too coarse to divide CPU figures by (BENCHMARKS.md).
  */
 import { createHash } from 'node:crypto';
 
