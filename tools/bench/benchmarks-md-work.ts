@@ -20,6 +20,10 @@ export const againMark = (s: StepResult): string => (s.again ? ' (again)' : '');
 
 export const stepName = (s: StepResult): string => `${s.label} ${s.offered}/s${againMark(s)}`;
 
+/** A step by its rate, as the headline and the plots' legends name it: "100/s", "50/s (half rate)". */
+export const rateLabel = (s: StepResult): string =>
+  `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : againMark(s)}`;
+
 /** The ramp's steps, each rate's last run only: a run that was run again is superseded. */
 export const rampSteps = (steps: readonly StepResult[]): StepResult[] =>
   steps.filter(
@@ -42,10 +46,7 @@ export function headline(results: BenchResults): string[] {
   const rate = results.sustainableRate;
   const perStep = results.steps
     .filter((s) => s.label !== 'warm-up' && s.cpuMsPerOrder)
-    .map(
-      (s) =>
-        `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : againMark(s)} ${f1(s.cpuMsPerOrder?.total)}`,
-    );
+    .map((s) => `${rateLabel(s)} ${f1(s.cpuMsPerOrder?.total)}`);
   return [
     `**Highest sustainable rate: ${rate} orders/s${n ? ` = ${f0(n.ordersPerSecondPer1000Tps)} orders/s per 1,000 pgbench one-hop tps` : ''}.**`,
     `Calibration of this machine, in the same run: ${

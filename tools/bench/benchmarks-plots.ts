@@ -1,6 +1,6 @@
 import { lineChart } from '@pipeline/load';
 import type { BenchResults, StepResult } from './bench-results';
-import { againMark, rampSteps } from './benchmarks-md-work';
+import { rampSteps, rateLabel } from './benchmarks-md-work';
 import { stackedBarChart, type StackedBarsOptions } from './stacked-bar-chart';
 import { SustainableLimits } from './step-verdict';
 
@@ -18,9 +18,6 @@ const Palette = [
 ];
 
 type Series = Parameters<typeof lineChart>[0]['series'][number];
-
-const rateLabel = (s: StepResult): string =>
-  `${s.offered}/s${s.label === 'half rate' ? ' (half rate)' : againMark(s)}`;
 
 /** Wide enough for every legend entry (lineChart sets them 150 px apart on one line). */
 const chartWidth = (series: number): number => Math.max(860, 100 + series * 150);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { SpeedSampler, speedSpread } from './speed-check';
+import { SpeedSampler, speedSpread, withSpeedCheck } from './speed-check';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -11,7 +11,8 @@ describe('SpeedSampler', () => {
     // Full rounds: the thread's CPU time advances in steps of up to 4 ms on these machines.
     const sampler = new SpeedSampler(2_000);
     vi.advanceTimersByTime(6_000);
-    const ms = sampler.stop();
+    sampler.stop();
+    const ms = sampler.meanMs;
     expect(Number.isFinite(ms)).toBe(true);
     expect(ms).toBeGreaterThan(0);
   });
@@ -20,7 +21,8 @@ describe('SpeedSampler', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const sampler = new SpeedSampler(2_000, 50);
     vi.advanceTimersByTime(1_999);
-    expect(sampler.stop()).toBeUndefined();
+    sampler.stop();
+    expect(sampler.meanMs).toBeUndefined();
   });
 
   it('stops sampling when stopped', () => {
@@ -28,6 +30,8 @@ describe('SpeedSampler', () => {
     const sampler = new SpeedSampler(2_000, 50);
     sampler.stop();
     expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(6_000);
+    expect(sampler.meanMs).toBeUndefined();
   });
 });
 
@@ -40,5 +44,16 @@ describe('speedSpread', () => {
   it('needs two valid checks', () => {
     expect(speedSpread([14])).toBeUndefined();
     expect(speedSpread([14, Number.NaN, 0])).toBeUndefined();
+  });
+});
+
+describe('withSpeedCheck', () => {
+  it('gives the work’s value, and stops sampling when the work fails', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    expect((await withSpeedCheck(() => Promise.resolve(42))).value).toBe(42);
+    await expect(withSpeedCheck(() => Promise.reject(new Error('load step failed')))).rejects.toThrow(
+      'load step failed',
+    );
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

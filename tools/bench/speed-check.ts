@@ -47,8 +47,8 @@ export const SpeedSampleEveryMs = 2_000;
 export const SpeedRoundIterations = 2_000;
 
 /**
- * Times one round of the fixed work every `everyMs` until stopped; `stop()` gives the rounds' mean
- * CPU ms (lower is faster), `undefined` when none ran. The machine's speed flips within seconds, so
+ * Times one round of the fixed work every `everyMs` until stopped; `meanMs` is the rounds' mean
+ * CPU ms (lower is faster). The machine's speed flips within seconds, so
  * one check before a step would be one draw of it: the rounds run all through the step. The
  * thread's CPU time advances in steps of up to 4 ms here, so one round is rough; the mean of a
  * step's dozen is not.
@@ -64,11 +64,25 @@ export class SpeedSampler {
     this.timer.unref();
   }
 
-  stop(): number | undefined {
+  stop(): void {
     clearInterval(this.timer);
+  }
+
+  /** The rounds' mean CPU ms so far; `undefined` when none ran. */
+  get meanMs(): number | undefined {
     if (this.rounds.length === 0) return undefined;
     return this.rounds.reduce((a, b) => a + b, 0) / this.rounds.length;
   }
+}
+
+/** Runs `work` with a `SpeedSampler` beside it: its value, and the rounds' mean CPU ms (if any ran). */
+export async function withSpeedCheck<T>(
+  work: () => Promise<T>,
+): Promise<{ value: T; speedCheckMs?: number }> {
+  const sampler = new SpeedSampler();
+  const value = await work().finally(() => sampler.stop());
+  const speedCheckMs = sampler.meanMs;
+  return speedCheckMs === undefined ? { value } : { value, speedCheckMs };
 }
 
 /** How far the machine's speed moved over the checks: the slowest check over the fastest, minus one. */

@@ -1,6 +1,6 @@
 import type { Admin } from 'kafkajs';
-import { DefaultGroups, readGroupLag, type LoadReport } from '@pipeline/load';
-import { SpeedSampler } from './speed-check';
+import { DefaultGroups, readGroupLag } from '@pipeline/load';
+import { withSpeedCheck } from './speed-check';
 import { cpuMsPerOrder, perOrderCounters, stepResult } from './assemble-results';
 import type { BenchConfig } from './bench-args';
 import { repoRoot, traceRatio } from './bench-environment';
@@ -97,11 +97,8 @@ export async function runStep(
   say(`${label}${again ? ' (again)' : ''}: ${rate} orders/s for ${seconds} s`);
   const [start, end]: [WindowEdges, WindowEdges] = [{}, {}];
   // The machine's own speed while the step runs: its CPU figures are read against it.
-  const speed = new SpeedSampler();
-  let speedCheckMs: number | undefined;
-  let report: LoadReport;
-  try {
-    report = await runLoadStep({
+  const { value: report, speedCheckMs } = await withSpeedCheck(() =>
+    runLoadStep({
       repoRoot,
       baseUrl: `http://127.0.0.1:${servicePort(options, 'order')}`,
       kafkaBrokers: options.kafkaBrokers,
@@ -115,10 +112,8 @@ export async function runStep(
       out: `${context.outDir}/loadgen-${name}.json`,
       onStarted: context.onLoadgenStarted,
       onProgress: windowWatcher(context, start, end),
-    });
-  } finally {
-    speedCheckMs = speed.stop();
-  }
+    }),
+  );
   const verdict = judgeStep(report, rate);
   const cpu = start.cpu && end.cpu ? meter.usage(start.cpu, end.cpu) : undefined;
   // Orders placed in the measured window, at the rate the run achieved (below the offered one
